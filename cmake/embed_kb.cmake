@@ -1,0 +1,12 @@
+# Writes OUT: a C++ file holding every knowledge-base JSON file as a string, by file name.
+set(body "#include \"cudoctor/kb/embedded.hpp\"\nnamespace cudoctor::kb {\nconst std::vector<EmbeddedFile>& embedded_files() {\n  static const std::vector<EmbeddedFile> files = {\n")
+string(REPLACE "|" ";" FILES "${FILES}")
+foreach(f IN LISTS FILES)
+  file(READ ${f} content)
+  get_filename_component(name ${f} NAME)
+  # Raw string delimiter chosen so JSON cannot close it.
+  string(APPEND body "    {\"${name}\", R\"cudoctor_kb(${content})cudoctor_kb\"},\n")
+endforeach()
+string(APPEND body "  };\n  return files;\n}\n}  // namespace cudoctor::kb\n")
+file(WRITE ${OUT}.tmp "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

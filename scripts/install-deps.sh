@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what building and testing cudoctor needs, from Debian packages.
+#   scripts/install-deps.sh          build dependencies only
+#   scripts/install-deps.sh --test   also the test material: NVIDIA's 535 user-space
+#                                    driver from Debian non-free, unpacked (not installed)
+#                                    under build/vendor/, and Debian's CPU-only python3-torch.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+want_test=0
+[[ ${1:-} == --test ]] && want_test=1
+
+sudo_cmd=()
+[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+
+build_pkgs=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
+            libgmock-dev libbenchmark-dev pci.ids)
+test_pkgs=(python3-torch)
+
+# Non-free is needed for NVIDIA's user-space driver. Added as its own source file so the
+# machine's own source list stays as it is.
+nonfree=/etc/apt/sources.list.d/cudoctor-nonfree.sources
+if [[ $want_test -eq 1 && ! -f $nonfree && -f /etc/apt/sources.list.d/debian.sources ]]; then
+  sed -E 's/^Components:.*/Components: contrib non-free non-free-firmware/' \
+    /etc/apt/sources.list.d/debian.sources | "${sudo_cmd[@]}" tee "$nonfree" >/dev/null
+  rm -f "$here/build/.apt-updated"
+fi
+
+missing=()
+pkgs=("${build_pkgs[@]}")
+[[ $want_test -eq 1 ]] && pkgs+=("${test_pkgs[@]}")
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+mkdir -p "$here/build"
+if ((${#missing[@]})) || [[ $want_test -eq 1 && ! -f $here/build/.apt-updated ]]; then
+  "${sudo_cmd[@]}" apt-get update -qq
+  touch "$here/build/.apt-updated"
+fi
+if ((${#missing[@]})); then
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+[[ $want_test -eq 1 ]] || exit 0
+
+# NVIDIA 535 user-space driver: unpacked into a test root, never installed on the system.
+vendor=$here/build/vendor
+nv_pkgs=(libcuda1 libnvidia-ml1 nvidia-smi libnvidia-ptxjitcompiler1)
+if [[ ! -f $vendor/.done-535 ]]; then
+  rm -rf "$vendor/debs" "$vendor/nvidia535"
+  mkdir -p "$vendor/debs" "$vendor/nvidia535"
+  (cd "$vendor/debs" && apt-get download -qq "${nv_pkgs[@]}")
+  for d in "$vendor"/debs/*.deb; do dpkg -x "$d" "$vendor/nvidia535"; done
+  touch "$vendor/.done-535"
+fi

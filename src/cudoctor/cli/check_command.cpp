@@ -1,0 +1,46 @@
+#include "cudoctor/cli/check_command.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+
+#include "cudoctor/kb/kb.hpp"
+#include "cudoctor/probe/probes.hpp"
+#include "cudoctor/render/render.hpp"
+#include "cudoctor/report/report.hpp"
+#include "cudoctor/sys/root_sys.hpp"
+
+namespace cudoctor::cli {
+
+int run_check(const CommonOptions& o, const char* tool_version) {
+  const auto sys = sys::make_root_sys(o.root);
+  if (sys->stat("/").type != sys::FileType::directory) {
+    fmt::print(stderr, "cudoctor: --root {}: not a directory\n", o.root);
+    return 2;
+  }
+  probe::Options popts;
+  popts.child_probes = !o.no_runtime;
+  popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+  auto snap = probe::gather(*sys, popts);
+  snap.tool_version = tool_version;
+  snap.root = o.root;
+  const auto rep = report::build(std::move(snap), kb::builtin());
+
+  render::Options ropts;
+  ropts.tool_version = tool_version;
+  ropts.verbose = o.verbose;
+  const auto format = o.json ? std::string("json") : o.format;
+  ropts.color = format == "text" && use_color(o);
+  std::string out;
+  if (format == "json")
+    out = render::json(rep, ropts);
+  else if (format == "markdown")
+    out = render::markdown(rep, ropts);
+  else
+    out = render::text(rep, ropts);
+  if (o.redact) out = render::redact(out, rep);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return report::exit_code(rep);
+}
+
+}  // namespace cudoctor::cli

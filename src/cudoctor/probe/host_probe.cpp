@@ -1,0 +1,175 @@
+#include <fmt/format.h>
+
+#include "cudoctor/probe/probes.hpp"
+#include "cudoctor/util/strings.hpp"
+
+namespace cudoctor::probe {
+namespace {
+
+using util::trim;
+
+// os-release(5): KEY=value lines, values optionally quoted.
+void read_os_release(Context& ctx, snapshot::HostFacts& host) {
+  auto text = ctx.read_optional("/etc/os-release");
+  if (!text) text = ctx.read_optional("/usr/lib/os-release");
+  if (!text) return;
+  for (const auto line : util::lines(*text)) {
+    const auto eq = line.find('=');
+    if (eq == std::string_view::npos || line.starts_with("#")) continue;
+    const auto key = trim(line.substr(0, eq));
+    auto value = trim(line.substr(eq + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+      value = value.substr(1, value.size() - 2);
+    if (key == "ID") host.os_id = value;
+    if (key == "VERSION_ID") host.os_version = value;
+    if (key == "PRETTY_NAME") host.os_pretty_name = value;
+  }
+}
+
+std::string first_line(Context& ctx, const std::string& path) {
+  const auto text = ctx.read_optional(path, 64 * 1024);
+  if (!text) return "";
+  const auto ls = util::lines(*text);
+  return ls.empty() ? "" : std::string(trim(ls.front()));
+}
+
+void detect_container(Context& ctx, snapshot::HostFacts& host) {
+  const auto& sys = ctx.sys();
+  std::vector<std::pair<std::string, std::string>> signs;  // (kind, evidence)
+  if (sys.env("KUBERNETES_SERVICE_HOST")) signs.emplace_back("kubernetes", "KUBERNETES_SERVICE_HOST is set");
+  if (sys.exists("/var/run/secrets/kubernetes.io/serviceaccount"))
+    signs.emplace_back("kubernetes", "/var/run/secrets/kubernetes.io/serviceaccount exists");
+  for (const char* var : {"APPTAINER_CONTAINER", "SINGULARITY_CONTAINER"})
+    if (sys.env(var)) signs.emplace_back("apptainer", fmt::format("{} is set", var));
+  if (sys.exists("/.singularity.d")) signs.emplace_back("apptainer", "/.singularity.d exists");
+  if (sys.exists("/run/.containerenv")) signs.emplace_back("podman", "/run/.containerenv exists");
+  if (sys.exists("/.dockerenv")) signs.emplace_back("docker", "/.dockerenv exists");
+  if (const auto kind = first_line(ctx, "/run/systemd/container"); !kind.empty())
+    signs.emplace_back(kind == "oci" ? "docker" : kind, fmt::format("/run/systemd/container says \"{}\"", kind));
+  if (const auto cg = ctx.read_optional("/proc/1/cgroup", 256 * 1024)) {
+    for (const auto line : util::lines(*cg)) {
+      const std::pair<const char*, const char*> markers[] = {
+          {"/kubepods", "kubernetes"}, {"/docker/", "docker"}, {"docker-", "docker"},
+          {"libpod", "podman"},        {"/lxc/", "lxc"},      {"/lxc.payload", "lxc"}};
+      for (const auto& [marker, kind] : markers)
+        if (line.find(marker) != std::string_view::npos) {
+          signs.emplace_back(kind, fmt::format("/proc/1/cgroup: {}", util::printable(line, 120)));
+          break;
+        }
+    }
+  }
+  // The orchestrator names the situation better than the engine under it.
+  for (const char* kind : {"kubernetes", "apptainer", "podman", "docker", "lxc", "systemd-nspawn"}) {
+    for (const auto& [k, _] : signs)
+      if (k == kind) {
+        host.container.kind = kind;
+        break;
+      }
+    if (!host.container.kind.empty()) break;
+  }
+  if (host.container.kind.empty() && !signs.empty()) host.container.kind = signs.front().first;
+  for (const auto& [_, evidence] : signs) host.container.evidence.push_back(evidence);
+}
+
+void detect_wsl(Context& ctx, snapshot::HostFacts& host) {
+  // Microsoft's WSL kernels name themselves in the release: WSL2 "…-microsoft-standard-WSL2",
+  // WSL1 "…-Microsoft" (the Windows kernel emulating Linux).
+  const auto& sys = ctx.sys();
+  if (util::contains_icase(host.kernel, "microsoft")) {
+    host.wsl.evidence.push_back(fmt::format("kernel release \"{}\"", host.kernel));
+    host.wsl.kind = host.kernel.find("microsoft") != std::string::npos ? "wsl2" : "wsl1";
+  }
+  if (sys.exists("/dev/dxg")) {
+    host.wsl.evidence.push_back("/dev/dxg exists (the GPU paravirtualisation device)");
+    host.wsl.kind = "wsl2";
+  }
+  if (const auto d = sys.env("WSL_DISTRO_NAME")) {
+    host.wsl.evidence.push_back(fmt::format("WSL_DISTRO_NAME={}", *d));
+    if (host.wsl.kind.empty()) host.wsl.kind = "wsl2";
+  }
+}
+
+void detect_hypervisor(Context& ctx, snapshot::HostFacts& host) {
+  bool flag = false;
+  if (const auto cpuinfo = ctx.read_optional("/proc/cpuinfo", 8 << 20)) {
+    for (const auto line : util::lines(*cpuinfo)) {
+      if (!line.starts_with("flags")) continue;
+      for (const auto f : util::split_ws(line))
+        if (f == "hypervisor") flag = true;
+      break;  // every CPU lists the same flags
+    }
+  }
+  if (flag) host.hypervisor.evidence.push_back("/proc/cpuinfo has the \"hypervisor\" flag");
+  const auto vendor = first_line(ctx, "/sys/class/dmi/id/sys_vendor");
+  const auto product = first_line(ctx, "/sys/class/dmi/id/product_name");
+  const auto xen = first_line(ctx, "/sys/hypervisor/type");
+  struct Known {
+    const char* marker;
+    const char* kind;
+  };
+  const Known known[] = {{"QEMU", "kvm"},           {"KVM", "kvm"},       {"VMware", "vmware"},
+                         {"VirtualBox", "virtualbox"}, {"innotek", "virtualbox"}, {"Microsoft Corporation", "hyperv"},
+                         {"Xen", "xen"},            {"Amazon EC2", "kvm"}, {"Google", "kvm"},
+                         {"OpenStack", "kvm"},      {"Parallels", "parallels"}};
+  for (const auto& k : known) {
+    if (vendor.find(k.marker) != std::string::npos || product.find(k.marker) != std::string::npos) {
+      host.hypervisor.kind = k.kind;
+      host.hypervisor.evidence.push_back(
+          fmt::format("DMI: vendor \"{}\", product \"{}\"", util::printable(vendor), util::printable(product)));
+      break;
+    }
+  }
+  if (!xen.empty()) {
+    host.hypervisor.kind = "xen";
+    host.hypervisor.evidence.push_back(fmt::format("/sys/hypervisor/type says \"{}\"", xen));
+  }
+  if (host.hypervisor.kind.empty() && flag) host.hypervisor.kind = "unknown";
+  // WSL2 runs in a Hyper-V VM; that is said by the WSL facts.
+}
+
+void detect_secure_boot(Context& ctx, snapshot::HostFacts& host) {
+  const auto& sys = ctx.sys();
+  if (!sys.exists("/sys/firmware/efi")) {
+    host.secure_boot_evidence = "no /sys/firmware/efi: booted without UEFI, so no Secure Boot";
+    if (sys.exists("/sys/firmware")) host.secure_boot = false;
+    return;
+  }
+  // efivarfs: 4 bytes of attributes, then the variable; SecureBoot is one byte, 1 = enabled
+  // (UEFI spec, "Globally Defined Variables", EFI_GLOBAL_VARIABLE GUID).
+  const std::string path = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+  const auto data = ctx.read_optional(path, 64);
+  if (!data) {
+    host.secure_boot_evidence = "UEFI boot, SecureBoot variable not readable";
+    return;
+  }
+  if (data->size() != 5) {
+    ctx.unreadable(path, fmt::format("expected 5 bytes (attributes + value), found {}", data->size()));
+    return;
+  }
+  host.secure_boot = (*data)[4] == 1;
+  host.secure_boot_evidence = fmt::format("{}: value {}", path, static_cast<int>(static_cast<unsigned char>((*data)[4])));
+}
+
+}  // namespace
+
+snapshot::HostFacts probe_host(Context& ctx) {
+  snapshot::HostFacts host;
+  read_os_release(ctx, host);
+  host.kernel = first_line(ctx, "/proc/sys/kernel/osrelease");
+  host.arch = first_line(ctx, "/proc/sys/kernel/arch");
+  host.hostname = first_line(ctx, "/proc/sys/kernel/hostname");
+  if (host.hostname.empty()) host.hostname = first_line(ctx, "/etc/hostname");
+  const auto id = ctx.sys().identity();
+  host.uid = id.uid;
+  host.user = id.user_name;
+  host.gids.push_back(id.gid);
+  for (const auto g : id.groups)
+    if (g != id.gid) host.gids.push_back(g);
+  detect_container(ctx, host);
+  detect_wsl(ctx, host);
+  detect_hypervisor(ctx, host);
+  detect_secure_boot(ctx, host);
+  return host;
+}
+
+}  // namespace cudoctor::probe

@@ -1,0 +1,42 @@
+#pragma once
+// The probes: each gathers the facts of one source of truth and never judges them.
+#include "cudoctor/probe/context.hpp"
+#include "cudoctor/snapshot/snapshot.hpp"
+
+namespace cudoctor::probe {
+
+// L0: distro, kernel, architecture, container, WSL, hypervisor, Secure Boot.
+snapshot::HostFacts probe_host(Context& ctx);
+
+struct PciScan {
+  std::vector<snapshot::PciDevice> display;  // every display-class function, NVIDIA or not
+  bool listed = false;                       // the bus directory could be read
+};
+// L1: display-class PCI functions from /sys/bus/pci/devices, named from pci.ids.
+PciScan probe_pci(Context& ctx);
+
+// L1: NVIDIA and nouveau modules in /proc/modules; blacklists in modprobe.d and /proc/cmdline.
+void probe_modules(Context& ctx, snapshot::DriverFacts& driver);
+
+// L1: nvidia.ko files installed for the running kernel.
+std::vector<std::string> probe_module_files(Context& ctx, const std::string& kernel);
+
+// L1: the loaded kernel module's version (/proc/driver/nvidia/version, /sys/module/nvidia).
+snapshot::KernelModule probe_kernel_module(Context& ctx);
+
+// L1: the setuid nvidia-modprobe helper, which creates device nodes and loads nvidia-uvm.
+void probe_nvidia_modprobe(Context& ctx, snapshot::DriverFacts& driver);
+
+// L1: /dev/nvidia* nodes and whether the effective user may open them.
+std::vector<snapshot::DeviceNode> probe_device_nodes(Context& ctx);
+
+// L1: where the loader would find libcuda.so.1 and libnvidia-ml.so.1, and their versions.
+std::vector<snapshot::DriverLibrary> probe_driver_libraries(Context& ctx, const snapshot::HostFacts& host);
+
+// L1: NVML in a child process, from the libnvidia-ml.so.1 found (nothing run if none).
+snapshot::NvmlFacts probe_nvml(Context& ctx, const std::vector<snapshot::DriverLibrary>& libraries);
+
+// Every probe, in order; the snapshot a check judges.
+snapshot::Snapshot gather(const sys::Sys& sys, const Options& options);
+
+}  // namespace cudoctor::probe

@@ -1,0 +1,57 @@
+#include <fmt/format.h>
+
+#include "cudoctor/render/render.hpp"
+
+namespace cudoctor::render {
+namespace {
+
+const char* mark(rules::Severity s) {
+  switch (s) {
+    case rules::Severity::ok: return "✅";
+    case rules::Severity::info: return "ℹ️";
+    case rules::Severity::warn: return "⚠️";
+    case rules::Severity::error: return "❌";
+  }
+  return "";
+}
+
+// Table cells must not break the row.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (const char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+std::string markdown(const report::Report& r, const Options& o) {
+  std::string out = fmt::format("## cudoctor {} report\n\n", o.tool_version);
+  out += fmt::format("**Verdict:** {} {}\n\n", r.verdict.healthy ? "✅" : "❌", r.verdict.summary);
+  out += "| layer | | finding |\n|---|---|---|\n";
+  for (const auto& f : r.findings)
+    out += fmt::format("| {} {} | {} | {} |\n", rules::to_string(f.layer), rules::layer_name(f.layer), mark(f.severity),
+                       cell(f.title));
+  bool header = false;
+  for (const auto& f : r.findings) {
+    if (f.severity != rules::Severity::error && f.severity != rules::Severity::warn) continue;
+    if (!header) out += "\n### Problems\n";
+    header = true;
+    out += fmt::format("\n#### {} {} (`{}`, {})\n\n", mark(f.severity), f.title, f.id, rules::to_string(f.layer));
+    if (!f.detail.empty()) out += f.detail + "\n\n";
+    if (!f.fix.text.empty()) out += "**Fix:** " + f.fix.text + "\n\n";
+    if (!f.fix.commands.empty()) {
+      out += "```sh\n";
+      for (const auto& c : f.fix.commands) out += c + "\n";
+      out += "```\n\n";
+    }
+    if (!f.evidence.empty()) {
+      out += "<details><summary>Evidence</summary>\n\n";
+      for (const auto& e : f.evidence) out += "- `" + e + "`\n";
+      out += "\n</details>\n";
+    }
+  }
+  out += "\n<details><summary>All facts (JSON)</summary>\n\n```json\n" + json(r, o) + "```\n\n</details>\n";
+  return out;
+}
+
+}  // namespace cudoctor::render

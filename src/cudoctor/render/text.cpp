@@ -1,0 +1,98 @@
+#include <fmt/format.h>
+
+#include "cudoctor/render/render.hpp"
+
+namespace cudoctor::render {
+namespace {
+
+using rules::Finding;
+using rules::Layer;
+using rules::Severity;
+
+struct Paint {
+  bool on;
+  std::string operator()(const char* code, const std::string& s) const {
+    return on ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
+  }
+};
+
+const char* symbol(Severity s) {
+  switch (s) {
+    case Severity::ok: return "✓";
+    case Severity::info: return "·";
+    case Severity::warn: return "!";
+    case Severity::error: return "✗";
+  }
+  return "?";
+}
+
+const char* colour(Severity s) {
+  switch (s) {
+    case Severity::ok: return "32";
+    case Severity::info: return "36";
+    case Severity::warn: return "33";
+    case Severity::error: return "31";
+  }
+  return "0";
+}
+
+constexpr std::size_t k_width = 96;
+
+void finding(std::string& out, const Finding& f, const report::Report& r, const Options& o, const Paint& paint) {
+  const bool problem = f.severity == Severity::warn || f.severity == Severity::error;
+  std::string title = f.title;
+  if (problem && r.verdict.break_layer && f.layer > *r.verdict.break_layer)
+    title += fmt::format(" (follows from the {} break)", rules::to_string(*r.verdict.break_layer));
+  out += fmt::format("  {} {}\n", paint(colour(f.severity), symbol(f.severity)),
+                     wrap(problem ? paint("1", title) : title, k_width - 4, "    "));
+  const std::string pad = "      ";
+  if (!f.detail.empty() && (problem || o.verbose)) out += pad + wrap(f.detail, k_width - pad.size(), pad) + "\n";
+  if (problem || o.verbose)
+    for (const auto& e : f.evidence) out += pad + paint("2", "· " + e) + "\n";
+  if (!f.fix.text.empty() || !f.fix.commands.empty()) {
+    if (!f.fix.text.empty())
+      out += pad + paint("1", "fix: ") + wrap(f.fix.text, k_width - pad.size() - 5, pad + "     ") + "\n";
+    for (const auto& c : f.fix.commands) out += pad + "  $ " + c + "\n";
+  }
+}
+
+}  // namespace
+
+std::string text(const report::Report& r, const Options& o) {
+  const Paint paint{o.color};
+  const auto& h = r.snapshot.host;
+  std::string out = paint("1", fmt::format("cudoctor {}", o.tool_version));
+  out += fmt::format(" · {} · {}\n", h.hostname.empty() ? "?" : h.hostname,
+                     r.snapshot.root == "/" || r.snapshot.root.empty() ? "this machine" : "root " + r.snapshot.root);
+  for (const auto layer : r.checked_layers) {
+    out += "\n";
+    std::string head = fmt::format("{} {}", rules::to_string(layer), rules::layer_name(layer));
+    if (r.verdict.break_layer == layer) head += "  ← break point";
+    out += paint("1", head) + "\n";
+    bool any = false;
+    for (const auto& f : r.findings)
+      if (f.layer == layer) {
+        finding(out, f, r, o, paint);
+        any = true;
+      }
+    if (!any) out += "  (nothing to report)\n";
+  }
+  std::string skipped;
+  for (int l = 0; l <= static_cast<int>(Layer::L5); ++l) {
+    const auto layer = static_cast<Layer>(l);
+    bool checked = false;
+    for (const auto c : r.checked_layers) checked = checked || c == layer;
+    if (!checked)
+      skipped += fmt::format("{}{} {}", skipped.empty() ? "" : ", ", rules::to_string(layer), rules::layer_name(layer));
+  }
+  if (!skipped.empty()) out += "\n" + paint("2", "Not inspected by this version: " + skipped + ".") + "\n";
+  out += "\n";
+  if (r.verdict.healthy)
+    out += paint("32", "✓ " + r.verdict.summary) + "\n";
+  else
+    out += paint("31;1", "✗ " + r.verdict.summary) + "\n";
+  if (!o.verbose) out += paint("2", "Run with -v for the evidence behind every line, --json for all facts.") + "\n";
+  return out;
+}
+
+}  // namespace cudoctor::render

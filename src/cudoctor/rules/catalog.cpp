@@ -1,0 +1,81 @@
+#include "cudoctor/rules/catalog.hpp"
+
+#include <stdexcept>
+
+namespace cudoctor::rules {
+namespace {
+
+using L = Layer;
+using S = Severity;
+
+// Append only. Order within a layer is causal order: a finding listed earlier explains
+// the ones after it.
+constexpr CatalogEntry k_catalog[] = {
+    {"host-os", L::L0, S::ok, "Operating system"},
+    {"in-container", L::L0, S::info, "Running inside a container"},
+    {"in-virtual-machine", L::L0, S::info, "Running in a virtual machine"},
+    {"wsl2", L::L0, S::info, "Running under WSL2"},
+    {"wsl1-no-gpu", L::L0, S::error, "WSL1 cannot use a GPU"},
+    {"fact-unreadable", L::L0, S::warn, "A fact source could not be read"},
+    {"pci-unreadable", L::L1, S::warn, "The PCI bus could not be listed"},
+    {"no-nvidia-gpu", L::L1, S::error, "No NVIDIA GPU on the PCI bus"},
+    {"wsl-no-gpu-device", L::L1, S::error, "WSL2 has no /dev/dxg: the Windows GPU is not shared"},
+    {"wsl-gpu-device", L::L1, S::ok, "WSL2 GPU device /dev/dxg present"},
+    {"gpus-present", L::L1, S::ok, "NVIDIA GPUs on the PCI bus"},
+    {"nouveau-bound", L::L1, S::error, "The open-source nouveau driver holds the GPU"},
+    {"gpu-bound-to-vfio", L::L1, S::error, "The GPU is reserved for a virtual machine (vfio-pci)"},
+    {"gpu-not-bound", L::L1, S::error, "The nvidia module is loaded but did not take the GPU"},
+    {"container-no-gpu-access", L::L1, S::error, "The container was started without GPU access"},
+    {"nvidia-module-blacklisted", L::L1, S::error, "The nvidia module is blacklisted"},
+    {"module-blocked-by-secure-boot", L::L1, S::error, "Secure Boot is on and the nvidia module is not loaded"},
+    {"nvidia-module-not-loaded", L::L1, S::error, "The nvidia kernel module is not loaded"},
+    {"nvidia-module-loaded", L::L1, S::ok, "nvidia kernel module loaded"},
+    {"uvm-module-not-loaded", L::L1, S::error, "nvidia-uvm is not loaded: CUDA cannot initialise"},
+    {"device-nodes-missing", L::L1, S::error, "NVIDIA device nodes are missing"},
+    {"device-nodes-not-permitted", L::L1, S::error, "This user may not open the NVIDIA device nodes"},
+    {"device-nodes-ok", L::L1, S::ok, "Device nodes present and usable"},
+    {"driver-library-missing", L::L1, S::error, "The user-space driver (libcuda.so.1) is not installed"},
+    {"driver-version-mismatch", L::L1, S::error, "Kernel module and user-space driver are different versions"},
+    {"driver-libraries-ok", L::L1, S::ok, "User-space driver libraries"},
+    {"nvml-failed", L::L1, S::error, "NVML could not be queried"},
+    {"nvml-error", L::L1, S::error, "NVML reports an error"},
+    {"nvml-ok", L::L1, S::ok, "NVML answers"},
+    {"gpu-count-mismatch", L::L1, S::warn, "NVML sees fewer GPUs than the PCI bus"},
+};
+
+}  // namespace
+
+std::span<const CatalogEntry> catalog() { return k_catalog; }
+
+const CatalogEntry& catalog_entry(std::string_view id) {
+  for (const auto& e : k_catalog)
+    if (e.id == id) return e;
+  throw std::logic_error("finding id not in the catalog: " + std::string(id));
+}
+
+Finding make_finding(std::string_view id) {
+  const auto& e = catalog_entry(id);
+  Finding f;
+  f.id = std::string(e.id);
+  f.layer = e.layer;
+  f.severity = e.severity;
+  f.title = std::string(e.title);
+  return f;
+}
+
+std::string_view to_string(Layer l) {
+  constexpr std::string_view names[] = {"L0", "L1", "L2", "L3", "L4", "L5"};
+  return names[static_cast<int>(l)];
+}
+
+std::string_view layer_name(Layer l) {
+  constexpr std::string_view names[] = {"host", "driver", "toolkit", "framework", "runtime", "application"};
+  return names[static_cast<int>(l)];
+}
+
+std::string_view to_string(Severity s) {
+  constexpr std::string_view names[] = {"ok", "info", "warn", "error"};
+  return names[static_cast<int>(s)];
+}
+
+}  // namespace cudoctor::rules

@@ -1,0 +1,16 @@
+#include "cudoctor/rules/rules.hpp"
+
+#include <algorithm>
+
+namespace cudoctor::rules {
+
+std::vector<Finding> run_all(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb) {
+  auto out = host_rules(snap);
+  auto driver = driver_rules(snap, kb);
+  out.insert(out.end(), driver.begin(), driver.end());
+  // Layer order, keeping each family's causal order within a layer.
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.layer < b.layer; });
+  return out;
+}
+
+}  // namespace cudoctor::rules

@@ -1,0 +1,198 @@
+#pragma once
+// The snapshot: every fact cudoctor gathered, as plain structs. It is the single interface
+// between gathering (probe/) and judging (rules/); diff and fleet read it from JSON too.
+// Fields are only ever added; k_schema_version is bumped when a meaning changes.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudoctor::snapshot {
+
+inline constexpr int k_schema_version = 1;
+
+// A fact source that exists but could not be read or parsed: data, not an error.
+struct Unreadable {
+  std::string path;    // logical path
+  std::string reason;  // "Permission denied", "not a hex number: 'zz'"
+  bool operator==(const Unreadable&) const = default;
+};
+
+// A conclusion with what it rests on, for facts inferred from several signs.
+struct Detected {
+  std::string kind;                   // "" when nothing was detected
+  std::vector<std::string> evidence;  // "/.dockerenv exists", "/proc/1/cgroup: …/docker/…"
+  bool operator==(const Detected&) const = default;
+};
+
+struct HostFacts {
+  std::string os_id;           // /etc/os-release ID, "debian"
+  std::string os_version;      // VERSION_ID, "12"
+  std::string os_pretty_name;  // PRETTY_NAME
+  std::string kernel;          // /proc/sys/kernel/osrelease
+  std::string arch;            // /proc/sys/kernel/arch, "x86_64"
+  std::string hostname;        // /proc/sys/kernel/hostname
+  std::string user;            // effective user name, "" if not in the password database
+  std::uint32_t uid = 0;       // effective uid
+  std::vector<std::uint32_t> gids;  // effective gid, then supplementary groups
+  Detected container;          // kind: docker, podman, kubernetes, apptainer, lxc, systemd-nspawn
+  Detected wsl;                // kind: "wsl2" or "wsl1"
+  Detected hypervisor;         // kind: kvm, vmware, hyperv, xen, … or "unknown" with the cpu flag only
+  std::optional<bool> secure_boot;  // efivars SecureBoot; nullopt: no EFI or unreadable
+  std::string secure_boot_evidence;
+  bool operator==(const HostFacts&) const = default;
+};
+
+// One PCI function of display class (0x03xxxx) from /sys/bus/pci/devices.
+struct PciDevice {
+  std::string address;  // "0000:01:00.0"
+  std::uint16_t vendor_id = 0;
+  std::uint16_t device_id = 0;
+  std::uint16_t subsystem_vendor_id = 0;
+  std::uint16_t subsystem_device_id = 0;
+  std::uint32_t class_code = 0;  // 0x030000 VGA, 0x030200 3D controller
+  std::string vendor_name;       // pci.ids, "" when unknown
+  std::string device_name;       // pci.ids, "AD107M [GeForce RTX 4060 Max-Q / Mobile]"
+  std::string subsystem_name;    // pci.ids
+  std::string driver;            // bound kernel driver ("nvidia", "nouveau", "vfio-pci"), "" if none
+  std::string current_link_speed;  // as sysfs writes it, "16.0 GT/s PCIe"
+  std::string max_link_speed;
+  int current_link_width = 0;      // lanes; 0 unknown
+  int max_link_width = 0;
+  std::string runtime_status;      // power/runtime_status: active, suspended, …
+  bool boot_vga = false;           // boot_vga == 1
+  bool operator==(const PciDevice&) const = default;
+};
+
+struct ModuleState {
+  std::string name;   // "nvidia"
+  bool loaded = false;
+  std::string state;  // /proc/modules: Live, Loading, Unloading
+  bool operator==(const ModuleState&) const = default;
+};
+
+// A modprobe.d or kernel command-line line that keeps a module from loading.
+struct Blacklist {
+  std::string module;
+  std::string source;  // "/etc/modprobe.d/blacklist-nvidia.conf:3" or "/proc/cmdline"
+  std::string line;    // the line itself
+  bool operator==(const Blacklist&) const = default;
+};
+
+struct KernelModule {
+  std::string version;        // "535.104.05"; "" when no NVIDIA module is loaded
+  std::string version_source;  // /proc/driver/nvidia/version or /sys/module/nvidia/version
+  std::string version_line;   // the NVRM line as the kernel wrote it
+  std::string flavor;         // "proprietary", "open", "" unknown
+  bool operator==(const KernelModule&) const = default;
+};
+
+struct DeviceNode {
+  std::string path;     // "/dev/nvidia0"
+  std::string type;     // sys::FileType name: char_device, missing, file, …
+  std::uint32_t major = 0;
+  std::uint32_t minor = 0;
+  std::uint32_t mode = 0;  // permission bits
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  bool can_read = false;   // for the effective user, from mode, owner and groups
+  bool can_write = false;
+  bool operator==(const DeviceNode&) const = default;
+};
+
+// A user-space driver library as the dynamic loader would find it.
+struct DriverLibrary {
+  std::string soname;     // "libcuda.so.1"
+  std::string path;       // where the loader finds the soname, "" when not found
+  std::string real_path;  // after following links
+  std::string version;    // from the real file name, "535.104.05"
+  std::string found_by;   // "ld.so.conf: /etc/ld.so.conf.d/x86_64-linux-gnu.conf", "default directory", "LD_LIBRARY_PATH"
+  std::vector<std::string> searched;  // directories looked in, in order, when not found
+  bool operator==(const DriverLibrary&) const = default;
+};
+
+// How a probe run in a child process ended.
+struct ChildOutcome {
+  std::string status;  // "ok", "crashed", "timeout", "exited", "failed_to_start", "not_run"
+  int signal = 0;      // crashed: the signal
+  int exit_code = 0;   // exited: the code
+  double seconds = 0;  // wall time of the child
+  std::string message; // anything the child or the parent said about it
+  bool operator==(const ChildOutcome&) const = default;
+};
+
+struct NvmlGpu {
+  int index = 0;
+  std::string name;          // nvmlDeviceGetName
+  std::string uuid;
+  std::string pci_bus_id;    // normalised to sysfs form, "0000:01:00.0"
+  std::uint64_t memory_total_bytes = 0;
+  std::uint64_t memory_used_bytes = 0;
+  int temperature_c = -1;     // -1 unknown
+  int utilization_gpu_pct = -1;
+  int utilization_memory_pct = -1;
+  int power_limit_w = -1;     // from milliwatts
+  int power_draw_w = -1;
+  int clock_graphics_mhz = -1;
+  int clock_sm_mhz = -1;
+  int clock_memory_mhz = -1;
+  int max_clock_graphics_mhz = -1;
+  int max_clock_memory_mhz = -1;
+  int pcie_gen_current = -1;
+  int pcie_gen_max = -1;
+  int pcie_width_current = -1;
+  int pcie_width_max = -1;
+  std::string persistence_mode;  // "enabled", "disabled", "" unknown
+  std::string mig_mode;          // "enabled", "disabled", "" unsupported
+  std::string compute_capability;  // "9.0"
+  std::vector<std::string> errors;  // "nvmlDeviceGetPowerManagementLimit: Not Supported"
+  bool operator==(const NvmlGpu&) const = default;
+};
+
+struct NvmlFacts {
+  std::string library;        // logical path of libnvidia-ml.so.1 used, "" if none found
+  ChildOutcome outcome;
+  int init_code = -1;         // nvmlInit_v2 return, -1 not called
+  std::string init_error_name;    // "NVML_ERROR_DRIVER_NOT_LOADED"
+  std::string init_error_string;  // nvmlErrorString: "Driver Not Loaded"
+  std::string driver_version;     // nvmlSystemGetDriverVersion
+  int cuda_driver_version = 0;    // nvmlSystemGetCudaDriverVersion_v2, 12020
+  std::vector<NvmlGpu> gpus;  // as NVML listed them; gather() moves them into Snapshot::gpus
+  bool operator==(const NvmlFacts&) const = default;
+};
+
+struct DriverFacts {
+  std::vector<ModuleState> modules;     // nvidia, nvidia_uvm, nvidia_drm, nvidia_modeset, nouveau
+  bool modules_listed = false;          // /proc/modules was read
+  std::vector<Blacklist> blacklists;
+  KernelModule kernel_module;
+  std::vector<std::string> module_files;  // nvidia.ko* under /lib/modules/<running kernel>
+  std::vector<DeviceNode> device_nodes;
+  std::string nvidia_modprobe;          // path of the nvidia-modprobe helper, "" if not installed
+  bool nvidia_modprobe_setuid = false;  // setuid root: CUDA can then create nodes and load nvidia-uvm itself
+  std::vector<DriverLibrary> libraries;  // libcuda.so.1, libnvidia-ml.so.1
+  NvmlFacts nvml;
+  std::vector<PciDevice> other_display_devices;  // display controllers not made by NVIDIA
+  bool pci_listed = false;                       // /sys/bus/pci/devices was read
+  bool operator==(const DriverFacts&) const = default;
+};
+
+// An NVIDIA GPU: its PCI function and, when NVML answered, NVML's view of it.
+struct Gpu {
+  PciDevice pci;               // address empty when NVML sees a GPU sysfs does not show
+  std::optional<NvmlGpu> nvml;
+  bool operator==(const Gpu&) const = default;
+};
+
+struct Snapshot {
+  int schema = k_schema_version;
+  std::string tool_version;
+  std::string root;  // "/" or the --root directory
+  HostFacts host;
+  DriverFacts driver;
+  std::vector<Gpu> gpus;
+  std::vector<Unreadable> unreadable;
+  bool operator==(const Snapshot&) const = default;
+};
+
+}  // namespace cudoctor::snapshot

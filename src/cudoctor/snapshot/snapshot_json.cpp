@@ -1,0 +1,59 @@
+#include "cudoctor/snapshot/snapshot_json.hpp"
+
+namespace cudoctor::snapshot {
+
+// The macro writes to_json/from_json with every listed field; from_json takes defaults for
+// missing keys.
+#define CUDOCTOR_JSON(Type, ...)                                                       \
+  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {         \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))           \
+  }                                                                                    \
+  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {       \
+    const Type nlohmann_json_default_obj{};                                            \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__)) \
+  }
+
+CUDOCTOR_JSON(Unreadable, path, reason)
+CUDOCTOR_JSON(Detected, kind, evidence)
+CUDOCTOR_JSON(HostFacts, os_id, os_version, os_pretty_name, kernel, arch, hostname, user, uid, gids, container, wsl,
+              hypervisor, secure_boot, secure_boot_evidence)
+CUDOCTOR_JSON(PciDevice, address, vendor_id, device_id, subsystem_vendor_id, subsystem_device_id, class_code,
+              vendor_name, device_name, subsystem_name, driver, current_link_speed, max_link_speed,
+              current_link_width, max_link_width, runtime_status, boot_vga)
+CUDOCTOR_JSON(ModuleState, name, loaded, state)
+CUDOCTOR_JSON(Blacklist, module, source, line)
+CUDOCTOR_JSON(KernelModule, version, version_source, version_line, flavor)
+CUDOCTOR_JSON(DeviceNode, path, type, major, minor, mode, uid, gid, can_read, can_write)
+CUDOCTOR_JSON(DriverLibrary, soname, path, real_path, version, found_by, searched)
+CUDOCTOR_JSON(ChildOutcome, status, signal, exit_code, seconds, message)
+CUDOCTOR_JSON(NvmlGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory_used_bytes, temperature_c,
+              utilization_gpu_pct, utilization_memory_pct, power_limit_w, power_draw_w, clock_graphics_mhz,
+              clock_sm_mhz, clock_memory_mhz, max_clock_graphics_mhz, max_clock_memory_mhz, pcie_gen_current,
+              pcie_gen_max, pcie_width_current, pcie_width_max, persistence_mode, mig_mode, compute_capability,
+              errors)
+CUDOCTOR_JSON(NvmlFacts, library, outcome, init_code, init_error_name, init_error_string, driver_version,
+              cuda_driver_version, gpus)
+CUDOCTOR_JSON(DriverFacts, modules, modules_listed, blacklists, kernel_module, module_files, device_nodes,
+              nvidia_modprobe, nvidia_modprobe_setuid, libraries, nvml,
+              other_display_devices, pci_listed)
+CUDOCTOR_JSON(Gpu, pci, nvml)
+CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, unreadable)
+
+#undef CUDOCTOR_JSON
+
+util::Result<Snapshot> snapshot_from_json_text(const std::string& text) {
+  try {
+    const auto j = nlohmann::json::parse(text);
+    if (!j.is_object() || !j.contains("schema")) return util::error("not a cudoctor snapshot: no \"schema\" key");
+    if (!j["schema"].is_number_integer()) return util::error("not a cudoctor snapshot: \"schema\" is not an integer");
+    const int schema = j["schema"].get<int>();
+    if (schema > k_schema_version)
+      return util::error("snapshot schema " + std::to_string(schema) + " is newer than this cudoctor understands (" +
+                         std::to_string(k_schema_version) + ")");
+    return j.get<Snapshot>();
+  } catch (const nlohmann::json::exception& e) {
+    return util::error(std::string("invalid snapshot JSON: ") + e.what());
+  }
+}
+
+}  // namespace cudoctor::snapshot

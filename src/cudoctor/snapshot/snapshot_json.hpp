@@ -1,0 +1,64 @@
+#pragma once
+// JSON form of the snapshot: to_json/from_json for every struct (round-trips exactly;
+// missing keys read as defaults so older snapshots load).
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "cudoctor/snapshot/snapshot.hpp"
+#include "cudoctor/util/result.hpp"
+
+namespace nlohmann {
+template <typename T>
+struct adl_serializer<std::optional<T>> {
+  static void to_json(json& j, const std::optional<T>& v) {
+    if (v)
+      j = *v;
+    else
+      j = nullptr;
+  }
+  static void from_json(const json& j, std::optional<T>& v) {
+    if (j.is_null())
+      v.reset();
+    else
+      v = j.get<T>();
+  }
+};
+}  // namespace nlohmann
+
+namespace cudoctor::snapshot {
+
+void to_json(nlohmann::json& j, const Unreadable& v);
+void from_json(const nlohmann::json& j, Unreadable& v);
+void to_json(nlohmann::json& j, const Detected& v);
+void from_json(const nlohmann::json& j, Detected& v);
+void to_json(nlohmann::json& j, const HostFacts& v);
+void from_json(const nlohmann::json& j, HostFacts& v);
+void to_json(nlohmann::json& j, const PciDevice& v);
+void from_json(const nlohmann::json& j, PciDevice& v);
+void to_json(nlohmann::json& j, const ModuleState& v);
+void from_json(const nlohmann::json& j, ModuleState& v);
+void to_json(nlohmann::json& j, const Blacklist& v);
+void from_json(const nlohmann::json& j, Blacklist& v);
+void to_json(nlohmann::json& j, const KernelModule& v);
+void from_json(const nlohmann::json& j, KernelModule& v);
+void to_json(nlohmann::json& j, const DeviceNode& v);
+void from_json(const nlohmann::json& j, DeviceNode& v);
+void to_json(nlohmann::json& j, const DriverLibrary& v);
+void from_json(const nlohmann::json& j, DriverLibrary& v);
+void to_json(nlohmann::json& j, const ChildOutcome& v);
+void from_json(const nlohmann::json& j, ChildOutcome& v);
+void to_json(nlohmann::json& j, const NvmlGpu& v);
+void from_json(const nlohmann::json& j, NvmlGpu& v);
+void to_json(nlohmann::json& j, const NvmlFacts& v);
+void from_json(const nlohmann::json& j, NvmlFacts& v);
+void to_json(nlohmann::json& j, const DriverFacts& v);
+void from_json(const nlohmann::json& j, DriverFacts& v);
+void to_json(nlohmann::json& j, const Gpu& v);
+void from_json(const nlohmann::json& j, Gpu& v);
+void to_json(nlohmann::json& j, const Snapshot& v);
+void from_json(const nlohmann::json& j, Snapshot& v);
+
+// Parses a snapshot or report JSON document; a user-grade error for anything else.
+util::Result<Snapshot> snapshot_from_json_text(const std::string& text);
+
+}  // namespace cudoctor::snapshot

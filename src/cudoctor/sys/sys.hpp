@@ -1,0 +1,78 @@
+#pragma once
+// Sys: the one door to the machine. Every probe reads files, the environment, the user's
+// identity and runs programs through it, so every probe runs on a fixture root (--root).
+// Paths given to and returned by Sys are logical ("/proc/modules"), never the host path of
+// a fixture.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cudoctor/util/result.hpp"
+
+namespace cudoctor::sys {
+
+enum class FileType { missing, regular, directory, symlink, char_device, block_device, fifo, socket, other };
+
+std::string_view to_string(FileType t);
+
+struct FileStat {
+  FileType type = FileType::missing;
+  std::uint32_t mode = 0;  // permission bits (07777)
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::uint32_t rdev_major = 0;  // device nodes only
+  std::uint32_t rdev_minor = 0;
+  std::uint64_t size = 0;  // bytes; 0 for most /proc and /sys files
+  std::string error;       // why type is missing when the path exists but cannot be examined
+};
+
+struct Identity {
+  std::uint32_t uid = 0;  // effective ids: what the kernel checks on open()
+  std::uint32_t gid = 0;
+  std::vector<std::uint32_t> groups;  // supplementary groups
+  std::string user_name;              // from the password database, "" if unknown
+};
+
+struct ProcessResult {
+  int exit_code = -1;  // -1 unless the program exited
+  int signal = 0;      // the signal that ended it, 0 if none
+  bool timed_out = false;
+  bool started = false;  // false: could not be executed at all (see error)
+  std::string out;
+  std::string err;
+  std::string error;
+};
+
+class Sys {
+public:
+  virtual ~Sys() = default;
+
+  // Reads a whole regular file, at most max_bytes (a longer file is an error). Refuses
+  // fifos and devices so a hostile tree cannot make a probe block.
+  virtual util::Result<std::string> read_file(std::string_view path, std::size_t max_bytes = 1 << 20) const = 0;
+  // Names in a directory, sorted, without "." and "..".
+  virtual util::Result<std::vector<std::string>> list_dir(std::string_view path) const = 0;
+  // The target of a symbolic link, as written in the link.
+  virtual util::Result<std::string> read_link(std::string_view path) const = 0;
+  // stat (follow = true) or lstat of a path; type missing when it does not exist.
+  virtual FileStat stat(std::string_view path, bool follow = true) const = 0;
+  virtual std::optional<std::string> env(std::string_view name) const = 0;
+  virtual Identity identity() const = 0;
+  // Runs argv[0] (an absolute logical path) with a timeout; stdout and stderr captured.
+  virtual ProcessResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const = 0;
+  // The path a logical path has on this host: the root prefix prepended. Only for handing a
+  // file to something outside Sys (a child process that dlopens it).
+  virtual std::string host_path(std::string_view logical) const = 0;
+  // True when the root is the machine itself ("/"), false for a fixture or mounted image.
+  virtual bool is_live() const = 0;
+
+  // Follows symbolic links inside the root (absolute targets stay inside it) and returns the
+  // logical canonical path, or an error for a dangling link or a loop.
+  virtual util::Result<std::string> canonical(std::string_view path) const;
+  bool exists(std::string_view path) const { return stat(path).type != FileType::missing; }
+};
+
+}  // namespace cudoctor::sys
