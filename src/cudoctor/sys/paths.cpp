@@ -63,7 +63,8 @@ util::Result<std::string> canonical_with(std::string_view path, const std::funct
   // Resolve component by component, as the kernel does, but with absolute link targets
   // taken inside the root. 40 links at most, the kernel's own limit (MAXSYMLINKS).
   std::vector<std::string> todo;
-  for (const auto p : util::split(normalize(path), '/'))
+  const auto normalized = normalize(path);  // outlives the views split() returns
+  for (const auto p : util::split(normalized, '/'))
     if (!p.empty()) todo.emplace_back(p);
   std::reverse(todo.begin(), todo.end());
   std::string current = "/";

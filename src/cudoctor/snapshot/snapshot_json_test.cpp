@@ -1,0 +1,69 @@
+#include "cudoctor/snapshot/snapshot_json.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cudoctor::snapshot {
+
+// Every struct with every field set away from its default, so a field missing from the JSON
+// mapping breaks the round trip.
+Snapshot populated() {
+  Snapshot s;
+  s.tool_version = "0.1.0";
+  s.root = "/fixture";
+  s.host = {"ubuntu", "22.04", "Ubuntu 22.04.4 LTS", "6.5.0-35-generic", "x86_64", "box", "ana", 1000, {1000, 44},
+            {"docker", {"/.dockerenv exists"}}, {"wsl2", {"/dev/dxg exists"}}, {"kvm", {"flag"}}, true, "value 1"};
+  PciDevice p{"0000:01:00.0", 0x10de, 0x28e0, 0x17aa, 0x3c5a, 0x030000, "NVIDIA Corporation", "AD107M", "sub", "nvidia",
+              "2.5 GT/s PCIe", "16.0 GT/s PCIe", 8, 8, "suspended", true};
+  s.driver.modules = {{"nvidia", true, "Live"}};
+  s.driver.modules_listed = true;
+  s.driver.blacklists = {{"nouveau", "/etc/modprobe.d/x.conf:1", "blacklist nouveau"}};
+  s.driver.kernel_module = {"535.104.05", "/proc/driver/nvidia/version", "NVRM version: …", "proprietary"};
+  s.driver.module_files = {"/lib/modules/6.5.0-35-generic/updates/dkms/nvidia.ko.zst"};
+  s.driver.device_nodes = {{"/dev/nvidia0", "char_device", 195, 0, 0666, 0, 44, true, false}};
+  s.driver.nvidia_modprobe = "/usr/bin/nvidia-modprobe";
+  s.driver.nvidia_modprobe_setuid = true;
+  s.driver.libraries = {{"libcuda.so.1", "/usr/lib/libcuda.so.1", "/usr/lib/libcuda.so.535.104.05", "535.104.05",
+                         "default directory", {"/opt"}}};
+  s.driver.nvml.library = "/usr/lib/libnvidia-ml.so.1";
+  s.driver.nvml.outcome = {"ok", 0, 0, 0.25, "fine"};
+  s.driver.nvml.init_code = 0;
+  s.driver.nvml.init_error_name = "NVML_SUCCESS";
+  s.driver.nvml.init_error_string = "Success";
+  s.driver.nvml.driver_version = "535.104.05";
+  s.driver.nvml.cuda_driver_version = 12020;
+  s.driver.other_display_devices = {p};
+  s.driver.pci_listed = true;
+  NvmlGpu g{1, "NVIDIA GeForce RTX 4060 Laptop GPU", "GPU-1", "0000:01:00.0", 8ull << 30, 1ull << 20, 40, 3, 1, 115, 12,
+            210, 210, 405, 3105, 8001, 1, 4, 8, 8, "disabled", "", "8.9", {"nvmlDeviceGetPowerUsage: Not Supported"}};
+  s.driver.nvml.gpus = {g};
+  s.gpus = {{p, g}, {PciDevice{}, std::nullopt}};
+  s.unreadable = {{"/proc/modules", "Permission denied"}};
+  return s;
+}
+
+TEST(SnapshotJson, RoundTripsEveryField) {
+  const auto s = populated();
+  const nlohmann::json j = s;
+  const auto back = j.get<Snapshot>();
+  EXPECT_EQ(back, s);
+  EXPECT_EQ(j["gpus"][1]["nvml"], nullptr);
+}
+
+TEST(SnapshotJson, MissingKeysReadAsDefaults) {
+  const auto s = snapshot_from_json_text(R"({"schema": 1, "host": {"os_id": "debian"}})");
+  ASSERT_TRUE(s) << s.error();
+  EXPECT_EQ(s->host.os_id, "debian");
+  EXPECT_EQ(s->driver.nvml.init_code, -1);
+}
+
+TEST(SnapshotJson, RejectsWhatIsNotASnapshot) {
+  EXPECT_FALSE(snapshot_from_json_text("[1,2]"));
+  EXPECT_FALSE(snapshot_from_json_text("{\"schema\": \"1\"}"));
+  EXPECT_FALSE(snapshot_from_json_text("{\"schema\": 99}"));
+  const auto bad = snapshot_from_json_text("{\"schema\": 1, \"gpus\": 7}");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("invalid snapshot JSON"), std::string::npos);
+  EXPECT_FALSE(snapshot_from_json_text("{truncated"));
+}
+
+}  // namespace cudoctor::snapshot

@@ -1,0 +1,112 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cudoctor/sys/fake_sys.hpp"
+#include "cudoctor/sys/paths.hpp"
+#include "cudoctor/sys/root_sys.hpp"
+
+namespace cudoctor::sys {
+
+TEST(Paths, NormalizeAndJoin) {
+  EXPECT_EQ(normalize("/a/./b//../c/"), "/a/c");
+  EXPECT_EQ(normalize("/../.."), "/");
+  EXPECT_EQ(join("/usr/lib", "../lib64/x"), "/usr/lib64/x");
+  EXPECT_EQ(join("/usr/lib", "/etc/x"), "/etc/x");
+  EXPECT_EQ(dirname("/a/b"), "/a");
+  EXPECT_EQ(dirname("/a"), "/");
+  EXPECT_EQ(basename("/a/b.so.1"), "b.so.1");
+}
+
+TEST(FakeSys, CanonicalKeepsAbsoluteLinksInsideTheRoot) {
+  FakeSys s;
+  s.file("/usr/lib/nvidia/current/libcuda.so.535.1", "x")
+      .link("/usr/lib/nvidia/current/libcuda.so.1", "libcuda.so.535.1")
+      .link("/etc/alternatives/libcuda", "/usr/lib/nvidia/current/libcuda.so.1")
+      .link("/usr/lib/libcuda.so.1", "/etc/alternatives/libcuda");
+  EXPECT_EQ(*s.canonical("/usr/lib/libcuda.so.1"), "/usr/lib/nvidia/current/libcuda.so.535.1");
+  EXPECT_EQ(*s.read_file("/usr/lib/libcuda.so.1"), "x");
+}
+
+TEST(FakeSys, LoopsAndDanglingLinksAreErrors) {
+  FakeSys s;
+  s.link("/a", "/b").link("/b", "/a").link("/c", "/missing");
+  EXPECT_FALSE(s.canonical("/a"));
+  EXPECT_FALSE(s.canonical("/c"));
+  EXPECT_EQ(s.stat("/a").type, FileType::missing);
+  EXPECT_EQ(s.stat("/a", false).type, FileType::symlink);
+}
+
+TEST(FakeSys, PlantedErrorsAndRecordedReads) {
+  FakeSys s;
+  s.file("/proc/driver/nvidia/version", "x").fail("/proc/driver/nvidia/version", "Permission denied");
+  const auto r = s.read_file("/proc/driver/nvidia/version");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), "/proc/driver/nvidia/version: Permission denied");
+  EXPECT_TRUE(s.reads().count("/proc/driver/nvidia/version"));
+  EXPECT_EQ(*s.list_dir("/proc/driver"), std::vector<std::string>{"nvidia"});
+}
+
+class RootSysTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/cudoctor-sys-XXXXXX";
+    ASSERT_TRUE(::mkdtemp(tmpl));
+    m_dir = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+  std::filesystem::path m_dir;
+};
+
+TEST_F(RootSysTest, AbsoluteLinksResolveInsideTheRoot) {
+  std::filesystem::create_directories(m_dir / "etc");
+  std::ofstream(m_dir / "etc/real") << "inside";
+  std::filesystem::create_symlink("/etc/real", m_dir / "etc/link");
+  const auto sys = make_root_sys(m_dir.string());
+  EXPECT_EQ(*sys->read_file("/etc/link"), "inside");
+  EXPECT_EQ(*sys->canonical("/etc/link"), "/etc/real");
+  EXPECT_EQ(sys->stat("/etc/link").type, FileType::regular);
+  EXPECT_EQ(sys->stat("/etc/link", false).type, FileType::symlink);
+  EXPECT_EQ(*sys->read_link("/etc/link"), "/etc/real");
+  EXPECT_FALSE(sys->is_live());
+}
+
+TEST_F(RootSysTest, RefusesFifosAndOversizedFiles) {
+  ::mkfifo((m_dir / "fifo").c_str(), 0644);
+  std::ofstream(m_dir / "big") << std::string(100, 'x');
+  const auto sys = make_root_sys(m_dir.string());
+  const auto fifo = sys->read_file("/fifo");
+  ASSERT_FALSE(fifo);
+  EXPECT_EQ(fifo.error(), "/fifo: not a regular file");
+  EXPECT_FALSE(sys->read_file("/big", 10));
+  EXPECT_TRUE(sys->read_file("/big", 100));
+}
+
+TEST(RootSys, RunCapturesOutputAndExitCode) {
+  const auto sys = make_root_sys("/");
+  const auto r = sys->run({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, std::chrono::seconds(10));
+  EXPECT_TRUE(r.started);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+}
+
+TEST(RootSys, RunKillsAProgramPastItsTimeout) {
+  const auto sys = make_root_sys("/");
+  const auto start = std::chrono::steady_clock::now();
+  // The child of the shell holds the pipe too: the whole process group must die.
+  const auto r = sys->run({"/bin/sh", "-c", "sleep 30 & sleep 30"}, std::chrono::milliseconds(200));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(RootSys, RunReportsAProgramThatCannotStart) {
+  const auto sys = make_root_sys("/");
+  const auto r = sys->run({"/nonexistent/program"}, std::chrono::seconds(1));
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.error.find("/nonexistent/program"), std::string::npos);
+}
+
+}  // namespace cudoctor::sys

@@ -1,0 +1,367 @@
+// Scenarios: whole machines built on fixture roots, checked through the cudoctor binary as a
+// user runs it. Each asserts the exit code, the findings in the JSON report and the text.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "machines.hpp"
+#include "scenario.hpp"
+
+namespace cudoctor::testing {
+namespace {
+
+// A laptop with Intel graphics and an RTX 4060 Laptop GPU (AD107M), driver 535.104.05
+// from DKMS, Secure Boot on with the module signed and loaded.
+void build_laptop(FixtureRoot& r) {
+  add_ubuntu_2204(r, "6.5.0-35-generic", "thinkpad");
+  add_cpuinfo(r, false);
+  add_pci_ids(r);
+  add_pci(r, {.address = "0000:00:02.0", .vendor = 0x8086, .device = 0xa7a0, .subsystem_vendor = 0x17aa,
+              .subsystem_device = 0x2301, .class_code = 0x030000, .driver = "i915", .boot_vga = true});
+  add_pci(r, {.address = "0000:01:00.0", .vendor = 0x10de, .device = 0x28e0, .subsystem_vendor = 0x17aa,
+              .subsystem_device = 0x3c5a, .class_code = 0x030000, .driver = "nvidia", .current_speed = "2.5 GT/s PCIe",
+              .max_speed = "16.0 GT/s PCIe", .current_width = 8, .max_width = 8, .runtime_status = "suspended"});
+  add_pci(r, {.address = "0000:01:00.1", .vendor = 0x10de, .device = 0x22be, .class_code = 0x040300,
+              .driver = "snd_hda_intel"});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia", "i915"});
+  add_nvidia_kernel_version(r, "535.104.05");
+  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");
+  add_secure_boot(r, true);
+  add_driver_libraries(r, "535.104.05", nvml_sim_library());
+}
+const std::map<std::string, std::string> k_laptop_nvml = {
+    {"NVML_SIM_NAME", "NVIDIA GeForce RTX 4060 Laptop GPU"}, {"NVML_SIM_CC", "8.9"}, {"NVML_SIM_BUS", "1"}};
+
+// A DGX-like server: 8 H100 SXM5 on their real bus numbers, nvidia-modprobe setuid.
+const char* k_h100_buses[] = {"1b", "43", "52", "61", "9d", "c3", "d1", "df"};
+void build_h100_server(FixtureRoot& r, int gpus = 8) {
+  add_ubuntu_2204(r, "5.15.0-105-generic", "dgx-07");
+  add_cpuinfo(r, false);
+  add_pci_ids(r);
+  for (int i = 0; i < gpus; ++i)
+    add_pci(r, {.address = std::string("0000:") + k_h100_buses[i] + ":00.0", .vendor = 0x10de, .device = 0x2330,
+                .subsystem_vendor = 0x10de, .subsystem_device = 0x16c1, .class_code = 0x030200, .driver = "nvidia",
+                .current_speed = "32.0 GT/s PCIe", .max_speed = "32.0 GT/s PCIe"});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"});
+  add_nvidia_kernel_version(r, "535.104.05");
+  r.file("/lib/modules/5.15.0-105-generic/kernel/nvidia-535srv/nvidia.ko", "");
+  r.file("/usr/bin/nvidia-modprobe", "", 04755);
+  add_driver_libraries(r, "535.104.05", nvml_sim_library());
+}
+std::map<std::string, std::string> h100_nvml(int gpus) {
+  std::string buses;
+  for (int i = 0; i < 8; ++i) buses += std::string(i ? "," : "") + k_h100_buses[i];
+  return {{"NVML_SIM_GPUS", std::to_string(gpus)}, {"NVML_SIM_BUSES", buses}};
+}
+
+#define REQUIRE_DEVICE_NODES()                                                       \
+  if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)"
+
+TEST(ScenarioLaptop, HealthyRtx4060LaptopNextToIntelGraphics) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_laptop(r);
+  ASSERT_TRUE(add_device_nodes(r, 1));
+  const auto c = check_root(r, {}, k_laptop_nvml);
+  EXPECT_EQ(c.json_run.exit_code, 0) << c.ids() << c.text_run.out;
+  EXPECT_TRUE(c.report["verdict"]["healthy"].get<bool>());
+  EXPECT_TRUE(c.report["verdict"]["break_layer"].is_null());
+  for (const char* id : {"gpus-present", "nvidia-module-loaded", "device-nodes-ok", "driver-libraries-ok", "nvml-ok"})
+    EXPECT_TRUE(c.has(id)) << id << " missing: " << c.ids();
+  EXPECT_TRUE(contains(c.finding("nvidia-module-loaded")["title"], "535.104.05"));
+  EXPECT_TRUE(contains(c.finding("nvml-ok")["title"], "CUDA 12.2, 1 GPU"));
+  // The GPU as the bus shows it: an x8 part idling at 2.5 GT/s, runtime-suspended.
+  const auto& gpu = c.report["gpus"][0];
+  EXPECT_EQ(gpu["pci"]["address"], "0000:01:00.0");
+  EXPECT_EQ(gpu["pci"]["device_id"], 0x28e0);
+  EXPECT_EQ(gpu["pci"]["current_link_width"], 8);
+  EXPECT_EQ(gpu["pci"]["max_link_speed"], "16.0 GT/s PCIe");
+  EXPECT_EQ(gpu["pci"]["runtime_status"], "suspended");
+  EXPECT_EQ(gpu["nvml"]["name"], "NVIDIA GeForce RTX 4060 Laptop GPU");
+  EXPECT_EQ(gpu["nvml"]["compute_capability"], "8.9");
+  ASSERT_EQ(c.report["gpus"].size(), 1u) << "the HDMI audio function is not a GPU";
+  ASSERT_EQ(c.report["driver"]["other_display_devices"].size(), 1u);
+  EXPECT_EQ(c.report["driver"]["other_display_devices"][0]["driver"], "i915");
+  EXPECT_EQ(c.report["host"]["secure_boot"], true);
+  if (!host_pci_ids().empty()) {
+    EXPECT_EQ(gpu["pci"]["device_name"], "AD107M [GeForce RTX 4060 Max-Q / Mobile]");
+    EXPECT_TRUE(contains(c.text_run.out, "AD107M [GeForce RTX 4060 Max-Q / Mobile]"));
+  }
+  EXPECT_EQ(c.text_run.exit_code, 0);
+  EXPECT_TRUE(contains(c.text_run.out, "✓ No problem found"));
+}
+
+TEST(ScenarioServer, EightH100sAllSeenByNvml) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_h100_server(r);
+  ASSERT_TRUE(add_device_nodes(r, 8));
+  const auto c = check_root(r, {}, h100_nvml(8));
+  EXPECT_EQ(c.json_run.exit_code, 0) << c.ids();
+  EXPECT_EQ(c.finding("gpus-present")["title"], "8 NVIDIA GPUs on the PCI bus");
+  EXPECT_TRUE(contains(c.finding("nvml-ok")["title"], "8 GPUs"));
+  EXPECT_TRUE(contains(c.finding("device-nodes-ok")["title"], "8 GPU nodes"));
+  ASSERT_EQ(c.report["gpus"].size(), 8u);
+  for (const auto& g : c.report["gpus"]) {
+    ASSERT_FALSE(g["nvml"].is_null()) << g["pci"]["address"] << " not joined to NVML";
+    EXPECT_EQ(g["nvml"]["pci_bus_id"], g["pci"]["address"]);
+    EXPECT_EQ(g["pci"]["class_code"], 0x030200);
+  }
+  EXPECT_FALSE(c.has("gpu-count-mismatch"));
+}
+
+TEST(ScenarioServer, GpuMissingFromNvmlIsNamed) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_h100_server(r);
+  ASSERT_TRUE(add_device_nodes(r, 8));
+  const auto c = check_root(r, {}, h100_nvml(7));
+  const auto w = c.finding("gpu-count-mismatch");
+  ASSERT_FALSE(w.is_null()) << c.ids();
+  EXPECT_EQ(w["severity"], "warn");
+  EXPECT_EQ(w["title"], "NVML sees 7 of the 8 GPUs bound to nvidia");
+  EXPECT_TRUE(contains(joined_evidence(w), "0000:df:00.0"));
+  EXPECT_EQ(c.json_run.exit_code, 0) << "a warning is not a break";
+}
+
+TEST(ScenarioVm, NoGpuPassedThrough) {
+  FixtureRoot r;
+  add_debian_12(r);
+  add_cpuinfo(r, true);
+  add_qemu_dmi(r);
+  add_virtio_devices(r);
+  const auto c = check_root(r);
+  EXPECT_EQ(c.json_run.exit_code, 1);
+  EXPECT_EQ(c.report["verdict"]["break_layer"], "L1");
+  EXPECT_EQ(c.report["verdict"]["break_finding"], "no-nvidia-gpu");
+  const auto f = c.finding("no-nvidia-gpu");
+  EXPECT_TRUE(contains(f["detail"], "virtual machine (kvm)")) << f["detail"];
+  EXPECT_TRUE(contains(joined_evidence(f), "DMI: vendor \"QEMU\""));
+  EXPECT_TRUE(c.has("in-virtual-machine"));
+  EXPECT_TRUE(c.report["gpus"].empty());
+  EXPECT_EQ(c.text_run.exit_code, 1);
+  EXPECT_TRUE(contains(c.text_run.out, "L1 driver  ← break point"));
+  EXPECT_TRUE(contains(c.text_run.out, "✗ No NVIDIA GPU on the PCI bus"));
+  // No module, node or library complaints pile up behind the real cause.
+  EXPECT_FALSE(c.has("nvidia-module-not-loaded"));
+  EXPECT_FALSE(c.has("device-nodes-missing"));
+}
+
+TEST(ScenarioNouveau, NouveauHoldsRtx4090) {
+  FixtureRoot r;
+  add_ubuntu_2204(r);
+  add_cpuinfo(r, false);
+  add_pci_ids(r);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000, .driver = "nouveau", .boot_vga = true});
+  add_proc_modules(r, {"nouveau"});
+  const auto c = check_root(r);
+  EXPECT_EQ(c.json_run.exit_code, 1);
+  EXPECT_EQ(c.report["verdict"]["break_finding"], "nouveau-bound");
+  const auto f = c.finding("nouveau-bound");
+  EXPECT_TRUE(contains(f["title"], "0000:01:00.0"));
+  bool blacklists = false;
+  for (const auto& cmd : f["fix"]["commands"]) blacklists = blacklists || contains(cmd, "blacklist nouveau");
+  EXPECT_TRUE(blacklists);
+  EXPECT_FALSE(c.has("nvidia-module-not-loaded")) << "nouveau-bound already explains it";
+}
+
+TEST(ScenarioUpgrade, DriverUpgradedWithoutReboot) {
+  FixtureRoot r;
+  add_ubuntu_2204(r);
+  add_cpuinfo(r, false);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000, .driver = "nvidia"});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"});
+  add_nvidia_kernel_version(r, "535.104.05");
+  add_driver_libraries(r, "535.129.03", nvml_sim_library());
+  r.file("/usr/bin/nvidia-modprobe", "", 04755);
+  const auto c = check_root(r, {}, {{"NVML_SIM_MODE", "mismatch"}});
+  EXPECT_EQ(c.json_run.exit_code, 1);
+  const auto f = c.finding("driver-version-mismatch");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_EQ(f["title"], "Kernel module 535.104.05 but user-space driver 535.129.03");
+  EXPECT_TRUE(contains(joined_evidence(f), "Driver/library version mismatch"));
+  EXPECT_EQ(f["fix"]["commands"][0], "sudo reboot");
+  EXPECT_FALSE(c.has("nvml-error")) << "the mismatch finding carries NVML's answer";
+}
+
+TEST(ScenarioContainer, DockerStartedWithoutGpus) {
+  FixtureRoot r;
+  add_ubuntu_2204(r, "5.15.0-105-generic", "3f2a9c1b7d4e");
+  add_cpuinfo(r, false);
+  r.file("/.dockerenv", "");
+  add_pci(r, {.address = "0000:1b:00.0", .device = 0x2330, .class_code = 0x030200, .driver = "nvidia"});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"});
+  add_nvidia_kernel_version(r, "535.104.05");
+  r.dir("/dev");
+  const auto c = check_root(r);
+  EXPECT_EQ(c.json_run.exit_code, 1);
+  EXPECT_EQ(c.report["verdict"]["break_finding"], "container-no-gpu-access");
+  const auto f = c.finding("container-no-gpu-access");
+  EXPECT_TRUE(contains(f["detail"], "docker container has no /dev/nvidia* devices and no libcuda.so.1"));
+  bool gpus_all = false;
+  for (const auto& cmd : f["fix"]["commands"]) gpus_all = gpus_all || contains(cmd, "--gpus all");
+  EXPECT_TRUE(gpus_all);
+  EXPECT_EQ(c.report["host"]["container"]["kind"], "docker");
+  EXPECT_FALSE(c.has("device-nodes-missing"));
+  EXPECT_FALSE(c.has("driver-library-missing"));
+}
+
+TEST(ScenarioContainer, KubernetesPodWithoutGpuRequest) {
+  FixtureRoot r;
+  add_ubuntu_2204(r, "5.15.0-105-generic", "trainer-0");
+  r.file("/var/run/secrets/kubernetes.io/serviceaccount/namespace", "ml\n");
+  add_pci(r, {.address = "0000:1b:00.0", .device = 0x2330, .class_code = 0x030200, .driver = "nvidia"});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia"});
+  add_nvidia_kernel_version(r, "535.104.05");
+  const auto c = check_root(r, {}, {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}});
+  EXPECT_EQ(c.report["host"]["container"]["kind"], "kubernetes");
+  const auto f = c.finding("container-no-gpu-access");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_TRUE(contains(f["fix"]["text"], "nvidia.com/gpu"));
+}
+
+TEST(ScenarioNodes, SomeNodesMissingAndNoUvm) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_h100_server(r, 2);
+  std::filesystem::remove(r.host("/usr/bin/nvidia-modprobe"));
+  add_proc_modules(r, {"nvidia_drm", "nvidia_modeset", "nvidia"});
+  ASSERT_TRUE(r.char_device("/dev/nvidiactl", 195, 255, 0666));
+  ASSERT_TRUE(r.char_device("/dev/nvidia0", 195, 0, 0666));
+  const auto c = check_root(r, {}, h100_nvml(2));
+  EXPECT_EQ(c.json_run.exit_code, 1);
+  const auto nodes = c.finding("device-nodes-missing");
+  ASSERT_FALSE(nodes.is_null()) << c.ids();
+  EXPECT_EQ(nodes["severity"], "error");
+  EXPECT_TRUE(contains(nodes["title"], "/dev/nvidiaN for 1 of 2 GPUs")) << nodes["title"];
+  const auto uvm = c.finding("uvm-module-not-loaded");
+  ASSERT_FALSE(uvm.is_null());
+  EXPECT_EQ(uvm["severity"], "error");
+  EXPECT_TRUE(contains(joined_evidence(uvm), "/dev/nvidia-uvm: missing"));
+  EXPECT_TRUE(contains(c.text_run.out, "sudo modprobe nvidia-uvm"));
+}
+
+TEST(ScenarioNodes, SetuidHelperMakesMissingNodesAWarning) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_h100_server(r, 2);
+  add_proc_modules(r, {"nvidia_drm", "nvidia_modeset", "nvidia"});
+  ASSERT_TRUE(r.char_device("/dev/nvidiactl", 195, 255, 0666));
+  const auto c = check_root(r, {}, h100_nvml(2));
+  EXPECT_EQ(c.finding("device-nodes-missing")["severity"], "warn");
+  EXPECT_EQ(c.finding("uvm-module-not-loaded")["severity"], "warn");
+  EXPECT_EQ(c.json_run.exit_code, 0) << c.ids();
+}
+
+TEST(ScenarioNodes, NodesThisUserMayNotOpen) {
+  REQUIRE_DEVICE_NODES();
+  if (!std::filesystem::exists("/usr/bin/setpriv")) GTEST_SKIP() << "needs setpriv (util-linux)";
+  FixtureRoot r;
+  build_h100_server(r, 1);
+  ASSERT_TRUE(add_device_nodes(r, 1, 0660));
+  Checked c;
+  c.json_run = run_cudoctor({"--root", r.path().string(), "--json"}, h100_nvml(1),
+                            {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  c.report = nlohmann::json::parse(c.json_run.out);
+  EXPECT_EQ(c.json_run.exit_code, 1);
+  const auto f = c.finding("device-nodes-not-permitted");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_TRUE(contains(joined_evidence(f), "/dev/nvidiactl: crw-rw---- uid 0 gid 0"));
+  EXPECT_TRUE(contains(joined_evidence(f), "user uid 65534 groups 65534"));
+}
+
+TEST(ScenarioModule, SecureBootKeepsDkmsModuleOut) {
+  FixtureRoot r;
+  add_ubuntu_2204(r);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000});
+  add_proc_modules(r, {"i915"});
+  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");
+  add_secure_boot(r, true);
+  const auto c = check_root(r);
+  EXPECT_EQ(c.report["verdict"]["break_finding"], "module-blocked-by-secure-boot") << c.ids();
+  const auto f = c.finding("module-blocked-by-secure-boot");
+  EXPECT_TRUE(contains(joined_evidence(f), "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c: value 1"));
+  EXPECT_TRUE(contains(c.text_run.out, "mokutil --import"));
+}
+
+TEST(ScenarioModule, BlacklistNamesFileAndLine) {
+  FixtureRoot r;
+  add_ubuntu_2204(r);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000});
+  add_proc_modules(r, {"i915"});
+  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");
+  r.file("/etc/modprobe.d/blacklist-nvidia.conf",
+         "# Automatically generated by EnvyControl\n\nblacklist nouveau\nblacklist nvidia\nblacklist nvidia_drm\n");
+  const auto c = check_root(r);
+  const auto f = c.finding("nvidia-module-blacklisted");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_TRUE(contains(joined_evidence(f), "/etc/modprobe.d/blacklist-nvidia.conf:4: blacklist nvidia"));
+  EXPECT_EQ(c.json_run.exit_code, 1);
+}
+
+TEST(ScenarioModule, NoModuleBuiltForRunningKernel) {
+  FixtureRoot r;
+  add_ubuntu_2204(r, "6.8.0-40-generic");
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000});
+  add_proc_modules(r, {"i915"});
+  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");  // built for the previous kernel only
+  add_secure_boot(r, false);
+  const auto c = check_root(r);
+  const auto f = c.finding("nvidia-module-not-loaded");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_TRUE(contains(f["detail"], "No nvidia.ko is installed for the running kernel 6.8.0-40-generic"));
+}
+
+TEST(ScenarioNvml, CrashHangAndExitBecomeFindings) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_laptop(r);
+  ASSERT_TRUE(add_device_nodes(r, 1));
+  const struct {
+    const char* mode;
+    const char* title;
+  } cases[] = {{"segfault", "NVML crashed: killed by signal 11"},
+               {"abort", "NVML crashed: killed by signal 6"},
+               {"hang", "NVML hung"},
+               {"exit", "NVML gave no answer"}};
+  for (const auto& k : cases) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto c = check_root(r, {"--timeout", "1"}, {{"NVML_SIM_MODE", k.mode}});
+    const auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(c.json_run.signal, 0) << k.mode;
+    EXPECT_EQ(c.json_run.exit_code, 1) << k.mode;
+    const auto f = c.finding("nvml-failed");
+    ASSERT_FALSE(f.is_null()) << k.mode << ": " << c.ids();
+    EXPECT_TRUE(contains(f["title"], k.title)) << f["title"];
+    EXPECT_LT(took, std::chrono::seconds(8)) << k.mode << ": two runs with a 1 s timeout";
+    EXPECT_TRUE(c.has("driver-libraries-ok")) << "the rest of the report stays whole";
+  }
+}
+
+TEST(ScenarioWsl, Wsl2WithWindowsDriver) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  add_ubuntu_2204(r, "5.15.153.1-microsoft-standard-WSL2", "DESKTOP-7Q2L");
+  ASSERT_TRUE(r.char_device("/dev/dxg", 10, 124, 0666));
+  r.file("/etc/ld.so.conf.d/ld.wsl.conf", "# This file was automatically generated by WSL.\n/usr/lib/wsl/lib\n");
+  r.file("/usr/lib/wsl/lib/libcuda.so.1", "");
+  r.copy("/usr/lib/wsl/lib/libnvidia-ml.so.1", nvml_sim_library());
+  const auto c = check_root(r, {}, {{"NVML_SIM_NAME", "NVIDIA GeForce RTX 3080"}, {"NVML_SIM_CC", "8.6"}});
+  EXPECT_EQ(c.json_run.exit_code, 0) << c.ids();
+  EXPECT_EQ(c.report["host"]["wsl"]["kind"], "wsl2");
+  EXPECT_TRUE(c.has("wsl-gpu-device"));
+  EXPECT_TRUE(c.has("nvml-ok"));
+  EXPECT_FALSE(c.has("no-nvidia-gpu")) << "WSL2 shows no PCI GPU by design";
+}
+
+TEST(ScenarioWsl, Wsl2WithoutDxg) {
+  FixtureRoot r;
+  add_ubuntu_2204(r, "5.15.153.1-microsoft-standard-WSL2", "DESKTOP-7Q2L");
+  const auto c = check_root(r);
+  EXPECT_EQ(c.report["verdict"]["break_finding"], "wsl-no-gpu-device") << c.ids();
+  EXPECT_EQ(c.json_run.exit_code, 1);
+}
+
+}  // namespace
+}  // namespace cudoctor::testing

@@ -1,0 +1,175 @@
+#include "machines.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace fs = std::filesystem;
+
+namespace cudoctor::testing {
+
+void add_ubuntu_2204(FixtureRoot& r, const std::string& kernel, const std::string& host) {
+  r.file("/etc/os-release",
+         "PRETTY_NAME=\"Ubuntu 22.04.4 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nVERSION=\"22.04.4 LTS (Jammy "
+         "Jellyfish)\"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\nHOME_URL=\"https://www.ubuntu.com/\"\n");
+  r.file("/proc/sys/kernel/osrelease", kernel + "\n");
+  r.file("/proc/sys/kernel/arch", "x86_64\n");
+  r.file("/proc/sys/kernel/hostname", host + "\n");
+  r.file("/proc/1/cgroup", "0::/init.scope\n");
+  r.file("/proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-" + kernel + " root=UUID=0b1e5c3a ro quiet splash\n");
+  r.dir("/sys/firmware");
+  add_ld_so_conf(r);
+}
+
+void add_debian_12(FixtureRoot& r, const std::string& kernel, const std::string& host) {
+  r.file("/etc/os-release",
+         "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nVERSION=\"12 "
+         "(bookworm)\"\nVERSION_CODENAME=bookworm\nID=debian\n");
+  r.file("/proc/sys/kernel/osrelease", kernel + "\n");
+  r.file("/proc/sys/kernel/arch", "x86_64\n");
+  r.file("/proc/sys/kernel/hostname", host + "\n");
+  r.file("/proc/1/cgroup", "0::/init.scope\n");
+  r.file("/proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-" + kernel + " root=/dev/vda1 ro quiet\n");
+  r.dir("/sys/firmware");
+  add_ld_so_conf(r);
+}
+
+void add_cpuinfo(FixtureRoot& r, bool in_vm) {
+  r.file("/proc/cpuinfo",
+         fmt::format("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: Intel(R) "
+                     "Xeon(R) Platinum 8480+\nflags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov "
+                     "pat pse36 clflush mmx fxsr sse sse2 ss ht syscall nx pdpe1gb rdtscp lm constant_tsc{} avx512f "
+                     "amx_tile\n\n",
+                     in_vm ? " hypervisor" : ""));
+}
+
+void add_qemu_dmi(FixtureRoot& r) {
+  r.file("/sys/devices/virtual/dmi/id/sys_vendor", "QEMU\n");
+  r.file("/sys/devices/virtual/dmi/id/product_name", "Standard PC (Q35 + ICH9, 2009)\n");
+  r.link("/sys/class/dmi/id", "../../devices/virtual/dmi/id");
+}
+
+void add_pci(FixtureRoot& r, const PciSpec& d) {
+  const auto dir = "/sys/devices/pci0000:00/0000:00:01.0/" + d.address;
+  r.file(dir + "/vendor", fmt::format("0x{:04x}\n", d.vendor));
+  r.file(dir + "/device", fmt::format("0x{:04x}\n", d.device));
+  r.file(dir + "/subsystem_vendor", fmt::format("0x{:04x}\n", d.subsystem_vendor));
+  r.file(dir + "/subsystem_device", fmt::format("0x{:04x}\n", d.subsystem_device));
+  r.file(dir + "/class", fmt::format("0x{:06x}\n", d.class_code));
+  r.file(dir + "/current_link_speed", d.current_speed + "\n");
+  r.file(dir + "/max_link_speed", d.max_speed + "\n");
+  r.file(dir + "/current_link_width", fmt::format("{}\n", d.current_width));
+  r.file(dir + "/max_link_width", fmt::format("{}\n", d.max_width));
+  r.file(dir + "/power/runtime_status", d.runtime_status + "\n");
+  if ((d.class_code >> 8) == 0x0300) r.file(dir + "/boot_vga", d.boot_vga ? "1\n" : "0\n");
+  if (!d.driver.empty()) {
+    r.dir("/sys/bus/pci/drivers/" + d.driver);
+    r.link(dir + "/driver", "../../../../bus/pci/drivers/" + d.driver);
+  }
+  r.link("/sys/bus/pci/devices/" + d.address, "../../../devices/pci0000:00/0000:00:01.0/" + d.address);
+}
+
+void add_virtio_devices(FixtureRoot& r) {
+  // A KVM guest's bus: host bridge, virtio network, block and balloon.
+  add_pci(r, {.address = "0000:00:00.0", .vendor = 0x8086, .device = 0x29c0, .class_code = 0x060000});
+  add_pci(r, {.address = "0000:00:02.0", .vendor = 0x1af4, .device = 0x1041, .class_code = 0x020000, .driver = "virtio-pci"});
+  add_pci(r, {.address = "0000:00:03.0", .vendor = 0x1af4, .device = 0x1042, .class_code = 0x010000, .driver = "virtio-pci"});
+  add_pci(r, {.address = "0000:00:04.0", .vendor = 0x1af4, .device = 0x1045, .class_code = 0x00ff00, .driver = "virtio-pci"});
+}
+
+void add_proc_modules(FixtureRoot& r, const std::vector<std::string>& modules) {
+  // Sizes and addresses as a 535 driver on a 6.5 kernel shows them.
+  std::string text;
+  for (const auto& m : modules) {
+    if (m == "nvidia_uvm") text += "nvidia_uvm 1523712 0 - Live 0xffffffffc1c00000 (POE)\n";
+    else if (m == "nvidia_drm") text += "nvidia_drm 77824 4 - Live 0xffffffffc1bde000 (POE)\n";
+    else if (m == "nvidia_modeset") text += "nvidia_modeset 1306624 6 nvidia_drm, Live 0xffffffffc1a9c000 (POE)\n";
+    else if (m == "nvidia") text += "nvidia 56741888 278 nvidia_uvm,nvidia_modeset, Live 0xffffffffbe400000 (POE)\n";
+    else if (m == "nouveau") text += "nouveau 2433024 3 - Live 0xffffffffc0d8e000\n";
+    else if (m == "i915") text += "i915 3461120 35 - Live 0xffffffffc0e1f000\n";
+    else text += m + " 16384 0 - Live 0xffffffffc0010000\n";
+  }
+  text += "drm_kms_helper 212992 2 nvidia_drm,i915, Live 0xffffffffc0c7a000\n";
+  r.file("/proc/modules", text, 0444);
+}
+
+void add_nvidia_kernel_version(FixtureRoot& r, const std::string& version, bool open_module) {
+  const auto line = open_module
+                        ? fmt::format("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {}  Release Build  "
+                                      "(dvs-builder@U16-I3-C03-2-1)  Thu Jan 23 22:50:36 UTC 2025\n",
+                                      version)
+                        : fmt::format("NVRM version: NVIDIA UNIX x86_64 Kernel Module  {}  Sat Aug 19 01:15:15 UTC 2023\n",
+                                      version);
+  r.file("/proc/driver/nvidia/version", line + "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n", 0444);
+  r.file("/sys/module/nvidia/version", version + "\n", 0444);
+  r.file("/sys/module/nvidia/initstate", "live\n", 0444);
+}
+
+void add_dkms_module(FixtureRoot& r, const std::string& kernel, const std::string& version) {
+  r.file("/lib/modules/" + kernel + "/updates/dkms/nvidia.ko.zst", "(" + version + ")");
+}
+
+void add_secure_boot(FixtureRoot& r, bool enabled) {
+  std::string v = {'\x06', '\0', '\0', '\0', enabled ? '\x01' : '\x00'};
+  r.file("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", v);
+}
+
+void add_ld_so_conf(FixtureRoot& r) {
+  r.file("/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n\n");
+  r.file("/etc/ld.so.conf.d/x86_64-linux-gnu.conf",
+         "# Multiarch support\n/usr/local/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu\n");
+  r.file("/etc/ld.so.conf.d/libc.conf", "# libc default configuration\n/usr/local/lib\n");
+}
+
+void add_driver_libraries(FixtureRoot& r, const std::string& version, const std::string& nvml_library) {
+  const std::string dir = "/usr/lib/x86_64-linux-gnu/";
+  r.file(dir + "libcuda.so." + version, "");
+  r.link(dir + "libcuda.so.1", "libcuda.so." + version);
+  r.copy(dir + "libnvidia-ml.so." + version, nvml_library);
+  r.link(dir + "libnvidia-ml.so.1", "libnvidia-ml.so." + version);
+}
+
+std::string debian_535_dir() { return CUDOCTOR_VENDOR_DIR "/nvidia535"; }
+
+bool add_debian_535_libraries(FixtureRoot& r) {
+  const fs::path src = debian_535_dir() + "/usr/lib/x86_64-linux-gnu/nvidia/current";
+  if (!fs::exists(src / "libnvidia-ml.so.1")) return false;
+  const std::string dir = "/usr/lib/x86_64-linux-gnu/nvidia/current/";
+  for (const auto& e : fs::directory_iterator(src)) {
+    const auto name = e.path().filename().string();
+    if (fs::is_symlink(e.path()))
+      r.link(dir + name, fs::read_symlink(e.path()).string());
+    else
+      r.copy(dir + name, e.path());
+  }
+  // Debian's glx-alternative-nvidia: /usr/lib/<triplet>/libcuda.so.1 -> /etc/alternatives/…
+  // -> the current driver, with absolute targets.
+  for (const std::string lib : {"libcuda.so.1", "libnvidia-ml.so.1"}) {
+    const auto alt = "/etc/alternatives/nvidia--" + lib + "-x86_64-linux-gnu";
+    r.link(alt, "/usr/lib/x86_64-linux-gnu/nvidia/current/" + lib);
+    r.link("/usr/lib/x86_64-linux-gnu/" + lib, alt);
+  }
+  return true;
+}
+
+bool add_device_nodes(FixtureRoot& r, int gpus, unsigned mode, bool uvm) {
+  // Majors: 195 is the driver's registered major; nvidia-uvm gets a dynamic one.
+  bool ok = r.char_device("/dev/nvidiactl", 195, 255, mode);
+  for (int i = 0; i < gpus && ok; ++i) ok = r.char_device(fmt::format("/dev/nvidia{}", i), 195, static_cast<unsigned>(i), mode);
+  if (ok) ok = r.char_device("/dev/nvidia-modeset", 195, 254, mode);
+  if (ok && uvm) ok = r.char_device("/dev/nvidia-uvm", 508, 0, mode) && r.char_device("/dev/nvidia-uvm-tools", 508, 1, mode);
+  return ok;
+}
+
+std::string nvml_sim_library() { return CUDOCTOR_NVML_SIM; }
+
+std::string host_pci_ids() {
+  for (const char* p : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids"})
+    if (fs::exists(p)) return p;
+  return "";
+}
+
+void add_pci_ids(FixtureRoot& r) {
+  if (const auto p = host_pci_ids(); !p.empty()) r.copy("/usr/share/misc/pci.ids", p);
+}
+
+}  // namespace cudoctor::testing

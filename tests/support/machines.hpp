@@ -1,0 +1,69 @@
+#pragma once
+// Builders for the parts of real machines, in the formats the kernel, distributions and
+// NVIDIA's packages write them: os-release, /proc/modules, /proc/driver/nvidia/version,
+// sysfs PCI devices, efivars, the driver's library layout.
+#include <string>
+#include <vector>
+
+#include "fixture_root.hpp"
+
+namespace cudoctor::testing {
+
+void add_ubuntu_2204(FixtureRoot& r, const std::string& kernel = "6.5.0-35-generic", const std::string& host = "gpu-box");
+void add_debian_12(FixtureRoot& r, const std::string& kernel = "6.1.0-18-amd64", const std::string& host = "debian-box");
+
+// /proc/cpuinfo with one CPU; with the hypervisor flag when in_vm.
+void add_cpuinfo(FixtureRoot& r, bool in_vm);
+void add_qemu_dmi(FixtureRoot& r);
+
+struct PciSpec {
+  std::string address;  // "0000:01:00.0"
+  unsigned vendor = 0x10de;
+  unsigned device = 0;
+  unsigned subsystem_vendor = 0;
+  unsigned subsystem_device = 0;
+  unsigned class_code = 0x030000;
+  std::string driver;  // "" for none
+  std::string current_speed = "16.0 GT/s PCIe";
+  std::string max_speed = "16.0 GT/s PCIe";
+  int current_width = 16;
+  int max_width = 16;
+  std::string runtime_status = "active";
+  bool boot_vga = false;
+};
+// A PCI function as sysfs shows it: the device directory under /sys/devices and the
+// relative links from /sys/bus/pci/devices and to the bound driver.
+void add_pci(FixtureRoot& r, const PciSpec& d);
+void add_virtio_devices(FixtureRoot& r);
+
+// /proc/modules lines for the given modules as a loaded NVIDIA driver shows them.
+void add_proc_modules(FixtureRoot& r, const std::vector<std::string>& modules);
+// /proc/driver/nvidia/version and /sys/module/nvidia/version as the driver writes them.
+void add_nvidia_kernel_version(FixtureRoot& r, const std::string& version, bool open_module = false);
+// nvidia.ko installed by DKMS for the kernel.
+void add_dkms_module(FixtureRoot& r, const std::string& kernel, const std::string& version);
+// UEFI SecureBoot variable (4 attribute bytes + value).
+void add_secure_boot(FixtureRoot& r, bool enabled);
+// /etc/ld.so.conf with the multiarch include, as Debian and Ubuntu ship it.
+void add_ld_so_conf(FixtureRoot& r);
+
+// The user-space driver as NVIDIA's packages lay it out: libX.so.VERSION and the
+// libX.so.1 link. libnvidia-ml is a copy of nvml_library (real or simulated); libcuda is
+// only named here (L1 reads its name; L4 will load a real one).
+void add_driver_libraries(FixtureRoot& r, const std::string& version, const std::string& nvml_library);
+// The Debian 535 packages unpacked by scripts/install-deps.sh --test, with Debian's
+// alternatives links. False when they are not there.
+bool add_debian_535_libraries(FixtureRoot& r);
+std::string debian_535_dir();
+
+// /dev/nvidiactl, /dev/nvidia0..n-1, /dev/nvidia-uvm(-tools), /dev/nvidia-modeset with the
+// driver's majors and modes. False when device nodes cannot be made here.
+bool add_device_nodes(FixtureRoot& r, int gpus, unsigned mode = 0666, bool uvm = true);
+
+// The simulated NVML library built with the tests.
+std::string nvml_sim_library();
+// The machine's pci.ids, if it has one ("" otherwise).
+std::string host_pci_ids();
+void add_pci_ids(FixtureRoot& r);
+
+}  // namespace cudoctor::testing

@@ -1,0 +1,66 @@
+#pragma once
+// Runs `cudoctor --root <fixture> --json` and `… text`, and looks findings up in the report.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fixture_root.hpp"
+#include "run_cli.hpp"
+
+namespace cudoctor::testing {
+
+struct Checked {
+  CliResult json_run;
+  CliResult text_run;
+  nlohmann::json report;
+
+  // The findings with this id.
+  std::vector<nlohmann::json> findings(const std::string& id) const {
+    std::vector<nlohmann::json> out;
+    for (const auto& f : report["findings"])
+      if (f["id"] == id) out.push_back(f);
+    return out;
+  }
+  nlohmann::json finding(const std::string& id) const {
+    auto all = findings(id);
+    return all.empty() ? nlohmann::json() : all.front();
+  }
+  bool has(const std::string& id) const { return !findings(id).empty(); }
+  std::string ids() const {
+    std::string s;
+    for (const auto& f : report["findings"]) s += f["id"].get<std::string>() + "(" + f["severity"].get<std::string>() + ") ";
+    return s;
+  }
+};
+
+inline Checked check_root(const FixtureRoot& root, std::vector<std::string> extra = {},
+                          const std::map<std::string, std::string>& env = {}) {
+  Checked c;
+  std::vector<std::string> args = {"--root", root.path().string(), "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  c.json_run = run_cudoctor(args, env);
+  try {
+    c.report = nlohmann::json::parse(c.json_run.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not JSON: " << e.what() << "\nstdout: " << c.json_run.out << "\nstderr: " << c.json_run.err;
+  }
+  std::vector<std::string> targs = {"--root", root.path().string(), "--color", "never"};
+  targs.insert(targs.end(), extra.begin(), extra.end());
+  c.text_run = run_cudoctor(targs, env);
+  return c;
+}
+
+inline bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+inline std::string joined_evidence(const nlohmann::json& f) {
+  std::string s;
+  for (const auto& e : f["evidence"]) s += e.get<std::string>() + "\n";
+  return s;
+}
+
+}  // namespace cudoctor::testing
