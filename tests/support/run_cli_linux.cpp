@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "run_cli.hpp"
@@ -16,6 +17,9 @@ CliResult run_cudoctor(const std::vector<std::string>& args, const std::map<std:
                        const std::vector<std::string>& prefix) {
   std::map<std::string, std::string> full = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"},
                                              {"HOME", "/nonexistent"}};
+  // Sanitizer settings belong to the test harness, not to the machine under test.
+  for (const char* k : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"})
+    if (const char* v = std::getenv(k)) full[k] = v;
   for (const auto& [k, v] : env) full[k] = v;
   std::vector<std::string> env_strings;
   for (const auto& [k, v] : full) env_strings.push_back(k + "=" + v);

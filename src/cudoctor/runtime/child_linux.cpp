@@ -1,4 +1,6 @@
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -22,6 +24,21 @@ void write_all(int fd, const std::string& data) {
     if (n <= 0) return;
     done += static_cast<std::size_t>(n);
   }
+}
+
+// NVIDIA's user-space libraries, run as root, create missing /dev/nvidia* nodes themselves.
+// cudoctor writes nothing to the system, so the child gives up CAP_MKNOD: the library then
+// sees what an ordinary user would. setuid helpers (nvidia-modprobe) keep their own powers.
+void drop_mknod_capability() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (::syscall(SYS_capget, &header, data) != 0) return;
+  const unsigned bit = 1u << (CAP_MKNOD % 32);
+  auto& word = data[CAP_MKNOD / 32];
+  word.effective &= ~bit;
+  word.permitted &= ~bit;
+  word.inheritable &= ~bit;
+  ::syscall(SYS_capset, &header, data);
 }
 
 }  // namespace
@@ -51,6 +68,7 @@ ChildRun run_in_child(const std::function<std::string()>& fn, std::chrono::milli
       ::dup2(devnull, 1);
       ::dup2(devnull, 2);
     }
+    drop_mknod_capability();
     std::string payload;
     try {
       payload = fn();

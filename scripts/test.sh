@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One command on a fresh machine: installs what the tests need (build dependencies, NVIDIA's
+# 535 user-space driver from Debian non-free unpacked under build/vendor, python3-torch),
+# builds with warnings as errors, runs every test; then the same under ASan+UBSan.
+#   scripts/test.sh            everything
+#   scripts/test.sh --quick    the normal build only
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+"$here/scripts/install-deps.sh" --test
+
+echo "== build (warnings are errors)"
+BUILD_DIR=$here/build "$here/scripts/build.sh" -DCUDOCTOR_WERROR=ON -DCUDOCTOR_TESTS=ON -DCUDOCTOR_BENCH=ON
+echo "== tests"
+(cd "$here/build" && ctest -j2 --output-on-failure --timeout 300)
+
+[[ ${1:-} == --quick ]] && exit 0
+echo "== build with AddressSanitizer and UBSan"
+BUILD_DIR=$here/build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DCUDOCTOR_WERROR=ON -DCUDOCTOR_SANITIZE=ON \
+  -DCUDOCTOR_BENCH=OFF
+# The sanitized tests use the vendor files the first build unpacked.
+ln -sfn "$here/build/vendor" "$here/build-asan/vendor"
+echo "== tests under ASan+UBSan"
+# handle_segv=0: a vendor library that crashes in the child must die by its signal, as in
+# production, not be turned into an exit by ASan's handler.
+(cd "$here/build-asan" && ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest -j2 --output-on-failure --timeout 600)
