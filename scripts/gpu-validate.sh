@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# GPU validation on a machine with an NVIDIA GPU: runs cudoctor, checks its report against
+# nvidia-smi and (when installed) PyTorch, prints a table of pass/fail and figures.
+# Uses $CUDOCTOR, else build/src/cudoctor/cudoctor, else a prebuilt build-device/bin/*,
+# else builds one (needs cmake and the build dependencies). Writes the report to $OUT if set.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$(mktemp -d)}
+
+pick() {
+  for c in "${CUDOCTOR:-}" "$here/build/src/cudoctor/cudoctor" "$here/build-device/bin/cudoctor-dynamic" \
+           "$here/build-device/bin/cudoctor-static"; do
+    [[ -n $c && -x $c ]] && "$c" --version >/dev/null 2>&1 && { echo "$c"; return 0; }
+  done
+  return 1
+}
+bin=$(pick)
+if [[ -z $bin ]] && command -v cmake >/dev/null; then
+  "$here/scripts/build.sh" -DCUDOCTOR_TESTS=OFF -DCUDOCTOR_BENCH=OFF >&2 && bin=$(pick)
+fi
+[[ -n $bin ]] || { echo "gpu-validate: no runnable cudoctor binary and cannot build one" >&2; exit 2; }
+
+echo "== machine"
+uname -srm; (. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}")
+nvidia-smi -L 2>&1 | head -20
+echo "== cudoctor: $bin ($("$bin" --version))"
+"$bin" -v --color never; echo "exit code: $?"
+"$bin" --json > "$out/report.json"; echo "$?" > "$out/exit_code"
+"$bin" --format markdown > "$out/report.md"
+nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,memory.total,compute_cap,pcie.link.gen.max,pcie.link.width.max,persistence_mode \
+  --format=csv,noheader,nounits > "$out/nvidia-smi.csv" 2>&1
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+python3 - "$bin" "$out" <<'PY'
+import csv, json, os, re, subprocess, sys, time
+bin, out = sys.argv[1], sys.argv[2]
+rep = json.load(open(f"{out}/report.json"))
+rows = []
+def check(what, ours, ref, ok=None):
+    ok = (str(ours) == str(ref)) if ok is None else ok
+    rows.append((what, str(ours), str(ref), "PASS" if ok else "FAIL"))
+
+smi = [r for r in csv.reader(open(f"{out}/nvidia-smi.csv")) if r]
+smi = [[c.strip() for c in r] for r in smi]
+smi = [r for r in smi if len(r) >= 10]  # drops nvidia-smi error lines
+nv = {g["nvml"]["uuid"]: g for g in rep["gpus"] if g.get("nvml")}
+check("exit code (0 = healthy)", open(f"{out}/exit_code").read().strip(), "0")
+check("verdict", rep["verdict"]["summary"], "healthy", rep["verdict"]["healthy"])
+check("GPU count (NVML vs nvidia-smi)", len(nv), len(smi))
+check("GPU count (PCI vs nvidia-smi)", sum(1 for g in rep["gpus"] if g["pci"]["address"]), len(smi))
+hdr = open(f"{out}/nvidia-smi.txt").read()
+m = re.search(r"CUDA Version:\s*([0-9.]+)", hdr)
+cuda = rep["driver"]["nvml"]["cuda_driver_version"]
+check("CUDA driver version", f"{cuda//1000}.{(cuda%1000)//10}", m.group(1) if m else "?")
+for r in smi:
+    idx, name, uuid, bus, drv, mem, cc, gen, width, pers = r[:10]
+    g = nv.get(uuid)
+    if not g:
+        check(f"GPU {idx} {uuid} found", "missing", "present", False); continue
+    n = g["nvml"]
+    bus_sysfs = bus.lower()[4:] if len(bus) == 16 else bus.lower()
+    check(f"GPU {idx} name", n["name"], name)
+    check(f"GPU {idx} PCI bus id (NVML, sysfs)", f'{n["pci_bus_id"]}, {g["pci"]["address"]}', bus_sysfs,
+          n["pci_bus_id"] == bus_sysfs == g["pci"]["address"])
+    check(f"GPU {idx} driver version", rep["driver"]["kernel_module"]["version"], drv)
+    check(f"GPU {idx} memory MiB", n["memory_total_bytes"] // (1 << 20), mem)
+    check(f"GPU {idx} compute capability", n["compute_capability"], cc)
+    check(f"GPU {idx} PCIe max gen x width", f'{n["pcie_gen_max"]} x{n["pcie_width_max"]}', f"{gen} x{width}")
+    check(f"GPU {idx} persistence", n["persistence_mode"], {"Enabled": "enabled", "Disabled": "disabled"}.get(pers, pers))
+    check(f"GPU {idx} sysfs link width", g["pci"]["max_link_width"], width)
+for lib in rep["driver"]["libraries"]:
+    check(f'{lib["soname"]} version = kernel module', lib["version"] or lib["real_path"],
+          rep["driver"]["kernel_module"]["version"], lib["version"] == rep["driver"]["kernel_module"]["version"])
+try:
+    code = ("import json,torch;print(json.dumps({'v':torch.__version__,'cuda':torch.version.cuda,"
+            "'n':torch.cuda.device_count(),'names':[torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())],"
+            "'cc':['%d.%d'%torch.cuda.get_device_capability(i) for i in range(torch.cuda.device_count())]}))")
+    t = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300).stdout)
+    names = [g["nvml"]["name"] for g in sorted(nv.values(), key=lambda g: g["nvml"]["index"])]
+    ccs = [g["nvml"]["compute_capability"] for g in sorted(nv.values(), key=lambda g: g["nvml"]["index"])]
+    check(f'torch {t["v"]} (CUDA {t["cuda"]}) device count', len(nv), t["n"])
+    check("torch device names", names, t["names"])
+    check("torch compute capabilities", ccs, t["cc"])
+except Exception as e:
+    rows.append(("torch", "-", f"not checked: {e}", "SKIP"))
+times = []
+for _ in range(5):
+    t0 = time.perf_counter(); subprocess.run([bin, "--json"], capture_output=True); times.append(time.perf_counter() - t0)
+nvml = rep["driver"]["nvml"]["outcome"]
+rows.append(("wall time of cudoctor --json (best of 5)", f"{min(times)*1000:.1f} ms", f"NVML child {nvml['seconds']*1000:.1f} ms", "INFO"))
+w = max(len(r[0]) for r in rows)
+for r in rows: print(f"{r[3]:4}  {r[0]:<{w}}  ours: {r[1]}  ref: {r[2]}")
+fails = sum(r[3] == "FAIL" for r in rows)
+print(f"{sum(r[3]=='PASS' for r in rows)} passed, {fails} failed")
+sys.exit(1 if fails else 0)
+PY
