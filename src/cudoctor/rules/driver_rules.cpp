@@ -47,7 +47,9 @@ struct View {
   }
 };
 
+// NVML's marketing name first (pci.ids lags new GPUs by months), then pci.ids, then ids.
 std::string gpu_label(const Gpu& g) {
+  if (g.nvml && !g.nvml->name.empty()) return fmt::format("{} {}", g.pci.address, g.nvml->name);
   if (!g.pci.device_name.empty()) return fmt::format("{} {}", g.pci.address, g.pci.device_name);
   return fmt::format("{} [10de:{:04x}]", g.pci.address, g.pci.device_id);
 }

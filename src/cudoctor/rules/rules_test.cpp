@@ -1,0 +1,97 @@
+// Rules on real facts: the snapshot cudoctor took on an H200 machine (a docker container
+// with the GPU passed in, driver 580.159.04; tests/fixtures/snapshots), and variations of it.
+#include "cudoctor/rules/rules.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cudoctor/report/report.hpp"
+#include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/snapshot/snapshot_json.hpp"
+
+namespace cudoctor::rules {
+namespace {
+
+snapshot::Snapshot h200() {
+  std::ifstream in(std::string(CUDOCTOR_FIXTURES_DIR) + "/snapshots/h200-docker-580.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto s = snapshot::snapshot_from_json_text(ss.str());
+  if (!s) throw std::runtime_error(s.error());
+  return std::move(s).value();
+}
+
+const Finding* find(const std::vector<Finding>& fs, std::string_view id) {
+  for (const auto& f : fs)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+TEST(RulesOnH200, RealSnapshotIsHealthy) {
+  const auto snap = h200();
+  const auto fs = run_all(snap, kb::builtin());
+  const auto v = report::judge(fs);
+  EXPECT_TRUE(v.healthy) << v.summary;
+  ASSERT_NE(find(fs, "gpus-present"), nullptr);
+  EXPECT_EQ(find(fs, "gpus-present")->title, "NVIDIA GPU 0000:00:06.0 NVIDIA H200") << "NVML's name; pci.ids lacks it";
+  EXPECT_EQ(find(fs, "nvml-ok")->title, "NVML: driver 580.159.04, CUDA 13.0, 1 GPU");
+  EXPECT_EQ(find(fs, "nvidia-module-loaded")->title, "nvidia kernel module 580.159.04 loaded (open kernel module)");
+  EXPECT_NE(find(fs, "in-container"), nullptr);
+}
+
+TEST(RulesOnH200, ImageWithItsOwnLibcudaIsAMismatch) {
+  auto snap = h200();
+  for (auto& l : snap.driver.libraries)
+    if (l.soname == "libcuda.so.1") {
+      l.version = "570.124.06";
+      l.real_path = "/usr/lib/x86_64-linux-gnu/libcuda.so.570.124.06";
+    }
+  const auto fs = run_all(snap, kb::builtin());
+  const auto* f = find(fs, "driver-version-mismatch");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "Kernel module 580.159.04 but user-space driver 570.124.06");
+  EXPECT_NE(f->detail.find("a libcuda baked into the image"), std::string::npos);
+  EXPECT_EQ(report::judge(fs).break_finding, "driver-version-mismatch");
+}
+
+TEST(RulesOnH200, ContainerWithoutDevices) {
+  auto snap = h200();
+  snap.driver.device_nodes.clear();
+  for (auto& l : snap.driver.libraries) l.path.clear();
+  snap.driver.nvml = {};
+  snap.driver.nvml.outcome.status = "not_run";
+  const auto fs = run_all(snap, kb::builtin());
+  EXPECT_EQ(report::judge(fs).break_finding, "container-no-gpu-access");
+  EXPECT_EQ(find(fs, "driver-library-missing"), nullptr) << "follows from the container finding";
+}
+
+TEST(RulesOnH200, NvmlErrorExplainedByKnowledgeBase) {
+  auto snap = h200();
+  snap.gpus[0].nvml.reset();
+  snap.driver.nvml.init_code = 15;
+  snap.driver.nvml.init_error_name = "NVML_ERROR_GPU_IS_LOST";
+  snap.driver.nvml.init_error_string = "GPU is lost";
+  const auto fs = run_all(snap, kb::builtin());
+  const auto* f = find(fs, "nvml-error");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::error);
+  EXPECT_NE(f->detail.find("Xid 79"), std::string::npos) << f->detail;
+}
+
+TEST(Judge, LowestLayerErrorIsTheBreak) {
+  auto l1 = make_finding("no-nvidia-gpu");
+  auto l0 = make_finding("wsl1-no-gpu");
+  auto warn = make_finding("fact-unreadable");
+  const auto v = report::judge({l1, warn, l0});
+  EXPECT_FALSE(v.healthy);
+  EXPECT_EQ(v.break_layer, Layer::L0);
+  EXPECT_EQ(v.break_finding, "wsl1-no-gpu");
+  const auto w = report::judge({warn});
+  EXPECT_TRUE(w.healthy);
+  EXPECT_EQ(w.summary, "No break found; 1 warning to read.");
+}
+
+}  // namespace
+}  // namespace cudoctor::rules
