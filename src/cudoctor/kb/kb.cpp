@@ -1,7 +1,9 @@
 #include "cudoctor/kb/kb.hpp"
 
-#include <cassert>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 
 #include "cudoctor/kb/embedded.hpp"
@@ -9,47 +11,221 @@
 namespace cudoctor::kb {
 namespace {
 
-util::Result<std::map<int, ReturnCode>> parse_return_codes(const std::string& file, const nlohmann::json& doc) {
-  std::map<int, ReturnCode> out;
-  if (!doc.contains("records") || !doc["records"].is_array())
-    return util::error(file + ": no \"records\" array");
+using nlohmann::json;
+
+// Reading one record: every error names the file, the record and the field.
+class Reader {
+public:
+  Reader(std::string file, std::size_t index, const json& j) : m_where(file + " record " + std::to_string(index)), m_j(j) {
+    if (!j.is_object()) fail("not an object");
+  }
+  [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error(m_where + ": " + what); }
+  bool has(const char* key) const { return m_j.contains(key) && !m_j[key].is_null(); }
+  std::string str(const char* key) const {
+    if (!has(key) || !m_j[key].is_string()) fail(std::string("needs a string \"") + key + "\"");
+    return m_j[key].get<std::string>();
+  }
+  std::string opt_str(const char* key) const { return has(key) && m_j[key].is_string() ? m_j[key].get<std::string>() : ""; }
+  int integer(const char* key) const {
+    if (!has(key) || !m_j[key].is_number_integer()) fail(std::string("needs an integer \"") + key + "\"");
+    return m_j[key].get<int>();
+  }
+  util::Version version(const char* key) const { return parse_version(str(key), key); }
+  util::Version parse_version(const std::string& text, const char* key) const {
+    auto v = util::Version::parse(text);
+    if (!v) fail(std::string("\"") + key + "\" is not a version: '" + text + "'");
+    return *v;
+  }
+  // "source" as a string or a list of strings; at least one URL.
+  std::vector<std::string> sources() const {
+    std::vector<std::string> out;
+    if (has("source") && m_j["source"].is_string()) out.push_back(m_j["source"].get<std::string>());
+    if (has("source") && m_j["source"].is_array())
+      for (const auto& s : m_j["source"])
+        if (s.is_string()) out.push_back(s.get<std::string>());
+    if (out.empty()) fail("no \"source\"");
+    for (const auto& s : out)
+      if (!s.starts_with("https://")) fail("source is not an https URL: '" + s + "'");
+    return out;
+  }
+  const json& operator[](const char* key) const { return m_j[key]; }
+
+private:
+  std::string m_where;
+  const json& m_j;
+};
+
+const json& records(const std::string& file, const json& doc, const char* key = "records") {
+  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array())
+    throw std::runtime_error(file + ": no \"" + key + "\" array");
+  return doc[key];
+}
+
+std::vector<ReturnCode> parse_codes(const std::string& file, const json& doc, const std::string& fixed_api) {
+  std::vector<ReturnCode> out;
   std::size_t i = 0;
-  for (const auto& r : doc["records"]) {
-    const auto where = file + " record " + std::to_string(i++);
-    if (!r.is_object() || !r.contains("code") || !r["code"].is_number_integer())
-      return util::error(where + ": no integer \"code\"");
+  for (const auto& j : records(file, doc)) {
+    const Reader r(file, i++, j);
     ReturnCode rc;
-    rc.code = r["code"].get<int>();
-    rc.name = r.value("name", "");
-    rc.meaning = r.value("meaning", "");
-    rc.causes = r.value("causes", "");
-    rc.source = r.value("source", "");
-    if (rc.name.empty() || rc.meaning.empty()) return util::error(where + ": needs \"name\" and \"meaning\"");
-    if (rc.source.empty()) return util::error(where + " (" + rc.name + "): no \"source\"");
-    if (out.count(rc.code)) return util::error(where + ": code " + std::to_string(rc.code) + " listed twice");
-    out[rc.code] = std::move(rc);
+    rc.api = fixed_api.empty() ? r.str("api") : fixed_api;
+    if (rc.api != "runtime" && rc.api != "driver" && rc.api != "nvml") r.fail("api must be runtime, driver or nvml");
+    rc.code = r.integer("code");
+    rc.name = r.str("name");
+    rc.meaning = r.str("meaning");
+    rc.causes = r.opt_str("causes");
+    rc.status = r.opt_str("status");
+    rc.source = r.sources().front();
+    if (rc.meaning.empty()) r.fail("empty meaning");
+    out.push_back(std::move(rc));
   }
   return out;
 }
+
+void parse_toolkits(const std::string& file, const json& doc, KnowledgeBase& kb, std::vector<ToolkitRelease>& releases,
+                    std::vector<CudaMajor>& majors) {
+  std::size_t i = 0;
+  for (const auto& j : records(file, doc, "releases")) {
+    const Reader r(file, i++, j);
+    releases.push_back({r.version("cuda"), r.str("release"), r.version("min_driver_linux"), r.opt_str("min_driver_windows"),
+                        r.sources().front()});
+  }
+  i = 0;
+  for (const auto& j : records(file, doc, "majors")) {
+    const Reader r(file + " majors", i++, j);
+    majors.push_back({r.integer("major"), r.version("minor_compat_min_driver_linux"), r.sources().front()});
+  }
+  (void)kb;
+}
+
+std::vector<DriverBranch> parse_branches(const std::string& file, const json& doc) {
+  std::vector<DriverBranch> out;
+  std::size_t i = 0;
+  for (const auto& j : records(file, doc)) {
+    const Reader r(file, i++, j);
+    out.push_back({r.integer("branch"), r.version("max_cuda"), r.opt_str("status"), r.sources().front()});
+  }
+  return out;
+}
+
+std::vector<GpuModel> parse_gpus(const std::string& file, const json& doc) {
+  std::vector<GpuModel> out;
+  std::size_t i = 0;
+  for (const auto& j : records(file, doc)) {
+    const Reader r(file, i++, j);
+    const auto id = r.str("pci_id");
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+      v = std::stoul(id, &used, 16);
+    } catch (...) {
+      r.fail("pci_id is not hex: '" + id + "'");
+    }
+    if (used != id.size() || v > 0xffff) r.fail("pci_id is not a 16-bit hex number: '" + id + "'");
+    out.push_back({static_cast<std::uint16_t>(v), r.str("name"), r.str("architecture"), r.version("cc"), r.opt_str("status"),
+                   r.sources().front()});
+  }
+  return out;
+}
+
+std::vector<Architecture> parse_archs(const std::string& file, const json& doc) {
+  std::vector<Architecture> out;
+  std::size_t i = 0;
+  for (const auto& j : records(file, doc)) {
+    const Reader r(file, i++, j);
+    Architecture a;
+    a.name = r.str("name");
+    a.sources = r.sources();
+    if (r.has("last_driver_branch")) a.last_driver_branch = r.integer("last_driver_branch");
+    if (!r.has("ccs") || !r["ccs"].is_array() || r["ccs"].empty()) r.fail("needs a non-empty \"ccs\" array");
+    std::size_t k = 0;
+    for (const auto& cj : r["ccs"]) {
+      const Reader c(file + " " + a.name + " cc", k++, cj);
+      ArchCc cc{c.version("cc"), c.version("first_cuda"), std::nullopt, c.opt_str("status")};
+      if (c.has("last_cuda")) cc.last_cuda = c.version("last_cuda");
+      a.ccs.push_back(std::move(cc));
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::vector<Framework> parse_frameworks(const std::string& file, const json& doc) {
+  std::vector<Framework> out;
+  std::size_t i = 0;
+  for (const auto& fj : records(file, doc, "frameworks")) {
+    const Reader fr(file, i++, fj);
+    Framework f{fr.str("name"), fr.str("display"), {}};
+    if (!fr.has("releases") || !fr["releases"].is_array()) fr.fail("needs a \"releases\" array");
+    std::size_t k = 0;
+    for (const auto& rj : fr["releases"]) {
+      const Reader r(file + " " + f.name + " release", k++, rj);
+      FrameworkRelease rel;
+      rel.version = r.str("version");
+      rel.cudnn = r.opt_str("cudnn");
+      rel.note = r.opt_str("note");
+      rel.status = r.opt_str("status");
+      rel.sources = r.sources();
+      if (!r.has("variants") || !r["variants"].is_array() || r["variants"].empty()) r.fail("needs \"variants\"");
+      std::size_t n = 0;
+      for (const auto& vj : r["variants"]) {
+        const Reader v(file + " " + f.name + " " + rel.version + " variant", n++, vj);
+        FrameworkVariant var;
+        var.cuda = v.version("cuda");
+        var.install = v.str("install");
+        var.arch_status = v.opt_str("arch_status");
+        if (v.has("archs")) {
+          if (!v["archs"].is_array()) v.fail("\"archs\" must be a list or null");
+          std::vector<util::Version> archs;
+          for (const auto& a : v["archs"]) {
+            if (!a.is_string()) v.fail("\"archs\" entries must be strings");
+            archs.push_back(v.parse_version(a.get<std::string>(), "archs"));
+          }
+          var.archs = std::move(archs);
+        }
+        if (v.has("ptx")) var.ptx = v.version("ptx");
+        if (v.has("min_cc")) var.min_cc = v.version("min_cc");
+        rel.variants.push_back(std::move(var));
+      }
+      f.releases.push_back(std::move(rel));
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+constexpr const char* k_files[] = {"nvml_return_codes.json", "cuda_error_codes.json", "cuda_toolkits.json",
+                                   "driver_branches.json",   "gpus.json",             "architectures.json",
+                                   "frameworks.json"};
 
 }  // namespace
 
 util::Result<KnowledgeBase> KnowledgeBase::load(const std::vector<std::pair<std::string, std::string>>& files) {
   KnowledgeBase kb;
+  std::map<std::string, json> docs;
   for (const auto& [name, text] : files) {
-    nlohmann::json doc;
     try {
-      doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      return util::error(name + ": " + e.what());
-    }
-    if (name == "nvml_return_codes.json") {
-      auto codes = parse_return_codes(name, doc);
-      if (!codes) return util::error(codes.error());
-      kb.m_nvml = std::move(codes).value();
+      docs[name] = json::parse(text);
+    } catch (const json::exception& e) {
+      return util::error(name + ": not valid JSON: " + e.what());
     }
   }
-  if (kb.m_nvml.empty()) return util::error("knowledge base: no NVML return codes");
+  try {
+    for (const char* f : k_files)
+      if (!docs.count(f)) return util::error(std::string("knowledge base: ") + f + " is missing");
+    for (auto& rc : parse_codes("nvml_return_codes.json", docs["nvml_return_codes.json"], "nvml")) {
+      if (kb.m_nvml.count(rc.code))
+        return util::error("nvml_return_codes.json: code " + std::to_string(rc.code) + " listed twice");
+      kb.m_nvml[rc.code] = std::move(rc);
+    }
+    kb.m_cuda_errors = parse_codes("cuda_error_codes.json", docs["cuda_error_codes.json"], "");
+    parse_toolkits("cuda_toolkits.json", docs["cuda_toolkits.json"], kb, kb.m_toolkits, kb.m_majors);
+    kb.m_branches = parse_branches("driver_branches.json", docs["driver_branches.json"]);
+    kb.m_gpus = parse_gpus("gpus.json", docs["gpus.json"]);
+    kb.m_archs = parse_archs("architectures.json", docs["architectures.json"]);
+    kb.m_frameworks = parse_frameworks("frameworks.json", docs["frameworks.json"]);
+  } catch (const std::exception& e) {
+    return util::error(e.what());
+  }
   return kb;
 }
 
@@ -59,12 +235,35 @@ util::Result<KnowledgeBase> KnowledgeBase::load_embedded() {
   return load(files);
 }
 
-const ReturnCode* KnowledgeBase::nvml_return_code(int code) const {
-  const auto it = m_nvml.find(code);
-  return it == m_nvml.end() ? nullptr : &it->second;
+util::Result<KnowledgeBase> KnowledgeBase::load_with_overrides(const std::string& dir) {
+  if (!std::filesystem::is_directory(dir)) return util::error("--kb " + dir + ": not a directory");
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& f : embedded_files()) {
+    const auto path = std::filesystem::path(dir) / std::string(f.name);
+    if (std::filesystem::exists(path)) {
+      std::ifstream in(path, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      files.emplace_back(std::string(f.name), ss.str());
+    } else {
+      files.emplace_back(std::string(f.name), std::string(f.text));
+    }
+  }
+  auto kb = load(files);
+  if (!kb) return kb;
+  if (const auto p = kb->problems(); !p.empty()) return util::error("--kb " + dir + ": " + p.front());
+  return kb;
 }
 
+namespace {
+std::optional<KnowledgeBase>& override_slot() {
+  static std::optional<KnowledgeBase> slot;
+  return slot;
+}
+}  // namespace
+
 const KnowledgeBase& builtin() {
+  if (override_slot()) return *override_slot();
   static const KnowledgeBase kb = [] {
     auto r = KnowledgeBase::load_embedded();
     if (!r) throw std::logic_error("embedded knowledge base is broken: " + r.error());
@@ -72,5 +271,7 @@ const KnowledgeBase& builtin() {
   }();
   return kb;
 }
+
+void set_builtin(KnowledgeBase kb) { override_slot() = std::move(kb); }
 
 }  // namespace cudoctor::kb

@@ -1,38 +1,174 @@
 #pragma once
 // The knowledge base: facts from NVIDIA's and the frameworks' documents, each with its
-// source URL, kept as data (data/*.json) and queried by the rules.
+// source URL, kept as data (data/*.json, compiled in; --kb DIR overrides) and queried by the
+// rules and by `cudoctor plan`.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cudoctor/util/result.hpp"
+#include "cudoctor/util/version.hpp"
 
 namespace cudoctor::kb {
 
 struct ReturnCode {
+  std::string api;  // "nvml", "runtime", "driver"
   int code = 0;
   std::string name;     // "NVML_ERROR_DRIVER_NOT_LOADED"
-  std::string meaning;  // NVIDIA's description
+  std::string meaning;  // what it means, after NVIDIA's header comments
   std::string causes;   // the usual causes on Linux, "" when nothing beyond the meaning
-  std::string source;   // URL (and revision) the name and meaning come from
+  std::string source;   // URL the name and meaning come from
+  std::string status;   // "" verified, "unverified"
 };
+
+struct ToolkitRelease {
+  util::Version cuda;       // 12.2
+  std::string release;      // "CUDA 12.2 Update 2"
+  util::Version min_driver_linux;
+  std::string min_driver_windows;  // "" when NVIDIA lists none
+  std::string source;
+};
+
+struct CudaMajor {
+  int major = 0;
+  util::Version minor_compat_floor;  // the driver from which any X.y runtime runs
+  std::string source;
+};
+
+struct DriverBranch {
+  int branch = 0;
+  util::Version max_cuda;
+  std::string status;
+  std::string source;
+};
+
+struct GpuModel {
+  std::uint16_t pci_id = 0;
+  std::string name;  // pci.ids name, "AD107M [GeForce RTX 4060 Max-Q / Mobile]"
+  std::string architecture;
+  util::Version cc;
+  std::string status;
+  std::string source;
+};
+
+struct ArchCc {
+  util::Version cc;
+  util::Version first_cuda;
+  std::optional<util::Version> last_cuda;  // nullopt: still supported
+  std::string status;
+};
+
+struct Architecture {
+  std::string name;
+  std::vector<ArchCc> ccs;
+  std::optional<int> last_driver_branch;  // a legacy branch is the newest that runs it
+  std::vector<std::string> sources;
+};
+
+struct FrameworkVariant {
+  util::Version cuda;
+  std::optional<std::vector<util::Version>> archs;  // cubins; nullopt: not published
+  std::optional<util::Version> ptx;                  // PTX target, if the build carries one
+  std::optional<util::Version> min_cc;               // a published minimum instead of a list
+  std::string install;
+  std::string arch_status;  // "unverified" when the arch list is not from the release itself
+};
+
+struct FrameworkRelease {
+  std::string version;
+  std::vector<FrameworkVariant> variants;  // newest CUDA first
+  std::string cudnn;
+  std::string note;
+  std::string status;
+  std::vector<std::string> sources;
+};
+
+struct Framework {
+  std::string name;     // "torch"
+  std::string display;  // "PyTorch"
+  std::vector<FrameworkRelease> releases;  // newest first
+};
+
+// How a driver stands to a CUDA runtime version.
+enum class DriverFit { native, minor_compat, too_old };
 
 class KnowledgeBase {
 public:
   // Loads the files compiled into the binary; an error names the file and the record.
   static util::Result<KnowledgeBase> load_embedded();
-  // Loads from (name, JSON text) pairs.
+  // Loads (file name, JSON text) pairs: every known file must be present.
   static util::Result<KnowledgeBase> load(const std::vector<std::pair<std::string, std::string>>& files);
+  // The embedded files, each replaced by DIR/<name> where that exists.
+  static util::Result<KnowledgeBase> load_with_overrides(const std::string& dir);
 
+  // Consistency of the whole: tables ordered newest first, no missing CUDA minor, unique
+  // ids. Empty when all is well; each entry names the file and the record.
+  std::vector<std::string> problems() const;
+
+  // --- lookups
   const ReturnCode* nvml_return_code(int code) const;
+  const ReturnCode* cuda_error(const std::string& api, int code) const;  // api: runtime | driver
   const std::map<int, ReturnCode>& nvml_return_codes() const { return m_nvml; }
+  const std::vector<ReturnCode>& cuda_errors() const { return m_cuda_errors; }
+  const std::vector<ToolkitRelease>& toolkit_releases() const { return m_toolkits; }
+  const std::vector<CudaMajor>& cuda_majors() const { return m_majors; }
+  const std::vector<DriverBranch>& driver_branches() const { return m_branches; }
+  const std::vector<GpuModel>& gpus() const { return m_gpus; }
+  const std::vector<Architecture>& architectures() const { return m_archs; }
+  const std::vector<Framework>& frameworks() const { return m_frameworks; }
+  const Framework* framework(const std::string& name) const;
+
+  // --- queries for the rules and the planner
+  // The minimum Linux driver of the first release (GA) of CUDA major.minor; nullopt if unknown.
+  std::optional<util::Version> min_driver_for_cuda(const util::Version& cuda) const;
+  // The driver floor of minor-version compatibility for a CUDA major (11 and later).
+  std::optional<util::Version> minor_compat_floor(int major) const;
+  // native: the driver supports the runtime outright; minor_compat: it runs through
+  // minor-version compatibility (no JIT of newer PTX); too_old otherwise.
+  DriverFit driver_fit(const util::Version& driver, const util::Version& cuda) const;
+  // The newest CUDA a driver supports natively: its branch's entry, else the newest
+  // toolkit whose minimum driver it meets.
+  std::optional<util::Version> max_cuda_for_driver(const util::Version& driver) const;
+  // The newest toolkit release whose minimum driver this driver meets.
+  const ToolkitRelease* newest_toolkit_for_driver(const util::Version& driver) const;
+  const GpuModel* gpu_by_pci_id(std::uint16_t id) const;
+  // GPUs whose name matches the query ("RTX 4060 Laptop GPU", "H100 SXM"), best first.
+  std::vector<const GpuModel*> find_gpus(const std::string& query) const;
+  const Architecture* architecture_of(const util::Version& cc) const;
+  const ArchCc* arch_cc(const util::Version& cc) const;
+  // The oldest driver that runs a GPU of this compute capability: that of its first toolkit.
+  std::optional<util::Version> min_driver_for_cc(const util::Version& cc) const;
+  // Whether toolkit T can compile for cc (first <= T <= last).
+  bool toolkit_targets_cc(const util::Version& toolkit, const util::Version& cc) const;
+  // Distinct CUDA versions (major.minor) of the toolkit table, newest first.
+  std::vector<util::Version> cuda_versions() const;
 
 private:
   std::map<int, ReturnCode> m_nvml;
+  std::vector<ReturnCode> m_cuda_errors;
+  std::vector<ToolkitRelease> m_toolkits;
+  std::vector<CudaMajor> m_majors;
+  std::vector<DriverBranch> m_branches;
+  std::vector<GpuModel> m_gpus;
+  std::vector<Architecture> m_archs;
+  std::vector<Framework> m_frameworks;
 };
 
-// The embedded knowledge base, loaded once; a broken embedded file is a bug (asserts).
+// Does a build with these cubins/PTX carry kernels for compute capability cc? A cubin runs
+// on the same major and a minor >= its own; PTX is JIT-compiled for any cc >= its target.
+// nullopt when the build's arch list is not published.
+struct KernelCoverage {
+  bool cubin = false;  // a compatible cubin exists
+  bool ptx = false;    // only PTX covers it (needs the driver's JIT)
+  bool covered() const { return cubin || ptx; }
+};
+std::optional<KernelCoverage> coverage(const FrameworkVariant& v, const util::Version& cc);
+
+// The embedded knowledge base (or the one --kb selected), loaded once.
 const KnowledgeBase& builtin();
+// Makes builtin() return kb from now on (used by --kb).
+void set_builtin(KnowledgeBase kb);
 
 }  // namespace cudoctor::kb

@@ -2,34 +2,116 @@
 
 #include <gtest/gtest.h>
 
-namespace cudoctor::kb {
+#include "cudoctor/kb/embedded.hpp"
 
-TEST(Kb, EmbeddedDataLoadsAndEveryRecordHasASource) {
+namespace cudoctor::kb {
+namespace {
+
+util::Version v(const char* s) { return *util::Version::parse(s); }
+
+// The embedded files with one replaced.
+std::vector<std::pair<std::string, std::string>> files_with(const std::string& name, const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : embedded_files()) out.emplace_back(std::string(f.name), f.name == name ? text : std::string(f.text));
+  return out;
+}
+
+TEST(Kb, EmbeddedDataLoadsAndIsConsistent) {
   const auto kb = KnowledgeBase::load_embedded();
   ASSERT_TRUE(kb) << kb.error();
+  const auto problems = kb->problems();
+  EXPECT_TRUE(problems.empty()) << problems.front();
   EXPECT_GE(kb->nvml_return_codes().size(), 30u);
-  for (const auto& [code, rc] : kb->nvml_return_codes()) {
-    EXPECT_TRUE(rc.source.starts_with("https://")) << rc.name;
-    EXPECT_TRUE(rc.name.starts_with("NVML_")) << code;
-  }
-  const auto* nl = kb->nvml_return_code(9);
-  ASSERT_NE(nl, nullptr);
-  EXPECT_EQ(nl->name, "NVML_ERROR_DRIVER_NOT_LOADED");
-  EXPECT_FALSE(nl->causes.empty());
+  EXPECT_GE(kb->toolkit_releases().size(), 50u);
+  EXPECT_GE(kb->gpus().size(), 80u);
+  EXPECT_EQ(kb->nvml_return_code(9)->name, "NVML_ERROR_DRIVER_NOT_LOADED");
   EXPECT_EQ(kb->nvml_return_code(18)->name, "NVML_ERROR_LIB_RM_VERSION_MISMATCH");
+  EXPECT_EQ(kb->cuda_error("runtime", 35)->name, "cudaErrorInsufficientDriver");
+  EXPECT_EQ(kb->cuda_error("driver", 34)->name, "CUDA_ERROR_STUB_LIBRARY");
 }
 
-TEST(Kb, BrokenDataIsAClearError) {
-  const auto no_source = KnowledgeBase::load(
-      {{"nvml_return_codes.json", R"({"records": [{"code": 9, "name": "NVML_ERROR_X", "meaning": "m"}]})"}});
+TEST(Kb, EveryRecordHasASourceAndWellFormedValues) {
+  const auto no_source = KnowledgeBase::load(files_with(
+      "gpus.json", R"({"records": [{"pci_id": "0x2330", "name": "GH100", "architecture": "Hopper", "cc": "9.0"}]})"));
   ASSERT_FALSE(no_source);
-  EXPECT_NE(no_source.error().find("no \"source\""), std::string::npos) << no_source.error();
-  const auto dup = KnowledgeBase::load({{"nvml_return_codes.json",
-                                         R"({"records": [{"code": 1, "name": "A", "meaning": "m", "source": "s"},
-                                                          {"code": 1, "name": "B", "meaning": "m", "source": "s"}]})"}});
-  ASSERT_FALSE(dup);
-  EXPECT_NE(dup.error().find("listed twice"), std::string::npos);
-  EXPECT_FALSE(KnowledgeBase::load({{"nvml_return_codes.json", "{"}}));
+  EXPECT_EQ(no_source.error(), "gpus.json record 0: no \"source\"");
+  const auto bad_version = KnowledgeBase::load(files_with(
+      "driver_branches.json", R"({"records": [{"branch": 535, "max_cuda": "12.x", "source": "https://example.org/"}]})"));
+  ASSERT_FALSE(bad_version);
+  EXPECT_EQ(bad_version.error(), "driver_branches.json record 0: \"max_cuda\" is not a version: '12.x'");
+  const auto bad_id = KnowledgeBase::load(files_with(
+      "gpus.json", R"({"records": [{"pci_id": "0xZZ", "name": "x", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"}]})"));
+  ASSERT_FALSE(bad_id);
+  EXPECT_NE(bad_id.error().find("pci_id"), std::string::npos);
+  EXPECT_FALSE(KnowledgeBase::load(files_with("frameworks.json", "{")));
+  const auto http = KnowledgeBase::load(files_with(
+      "driver_branches.json", R"({"records": [{"branch": 535, "max_cuda": "12.2", "source": "http://insecure/"}]})"));
+  EXPECT_FALSE(http);
 }
 
+TEST(Kb, ConsistencyProblemsAreNamed) {
+  auto kb = KnowledgeBase::load(files_with(
+      "gpus.json", R"({"records": [{"pci_id": "0x2330", "name": "a", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"},
+                                   {"pci_id": "0x2330", "name": "b", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"}]})"));
+  ASSERT_TRUE(kb) << kb.error();
+  const auto p = kb->problems();
+  ASSERT_FALSE(p.empty());
+  EXPECT_NE(p.front().find("listed twice"), std::string::npos);
+}
+
+TEST(KbQueries, DriverAgainstRuntime) {
+  const auto& kb = builtin();
+  EXPECT_EQ(kb.driver_fit(v("535.104.05"), v("12.2")), DriverFit::native);
+  EXPECT_EQ(kb.driver_fit(v("535.54.03"), v("12.2")), DriverFit::native) << "12.2 GA needs 535.54.03";
+  EXPECT_EQ(kb.driver_fit(v("535.104.05"), v("12.8")), DriverFit::minor_compat);
+  EXPECT_EQ(kb.driver_fit(v("520.61.05"), v("12.1")), DriverFit::too_old);
+  EXPECT_EQ(kb.driver_fit(v("535.104.05"), v("13.0")), DriverFit::too_old);
+  EXPECT_EQ(kb.driver_fit(v("470.82.01"), v("11.8")), DriverFit::minor_compat);
+  EXPECT_EQ(kb.max_cuda_for_driver(v("535.104.05"))->str(), "12.2");
+  EXPECT_EQ(kb.max_cuda_for_driver(v("550.54.14"))->str(), "12.4");
+  EXPECT_EQ(kb.max_cuda_for_driver(v("580.159.04"))->str(), "13.0");
+  EXPECT_EQ(kb.min_driver_for_cuda(v("12.8"))->str(), "570.26");
+  EXPECT_EQ(kb.minor_compat_floor(12)->str(), "525.60.13");
+}
+
+TEST(KbQueries, ArchitecturesAndToolkits) {
+  const auto& kb = builtin();
+  EXPECT_EQ(kb.architecture_of(v("12.0"))->name, "Blackwell");
+  EXPECT_EQ(kb.min_driver_for_cc(v("12.0"))->str(), "570.26");
+  EXPECT_EQ(kb.min_driver_for_cc(v("8.9"))->str(), "520.61.05");
+  EXPECT_TRUE(kb.toolkit_targets_cc(v("12.9"), v("7.0")));
+  EXPECT_FALSE(kb.toolkit_targets_cc(v("13.0"), v("7.0"))) << "CUDA 13.0 dropped Volta";
+  EXPECT_FALSE(kb.toolkit_targets_cc(v("12.0"), v("3.5"))) << "CUDA 12.0 dropped Kepler";
+  EXPECT_FALSE(kb.toolkit_targets_cc(v("11.7"), v("8.9"))) << "sm_89 arrived in 11.8";
+  EXPECT_EQ(kb.architecture_of(v("3.5"))->last_driver_branch, 470);
+}
+
+TEST(KbQueries, FindGpusByNameOrId) {
+  const auto& kb = builtin();
+  const auto laptop = kb.find_gpus("RTX 4060 Laptop GPU");
+  ASSERT_FALSE(laptop.empty());
+  EXPECT_EQ(laptop.front()->name, "AD107M [GeForce RTX 4060 Max-Q / Mobile]");
+  EXPECT_EQ(kb.find_gpus("RTX 4060").front()->pci_id, 0x2882) << "the desktop card, not a laptop one";
+  EXPECT_EQ(kb.find_gpus("NVIDIA GeForce RTX 5090").front()->pci_id, 0x2b85);
+  EXPECT_EQ(kb.find_gpus("10de:2330").front()->name, "GH100 [H100 SXM5 80GB]");
+  EXPECT_EQ(kb.find_gpus("0x2335").front()->name, "GH100 [H200 SXM 141GB]");
+  EXPECT_TRUE(kb.find_gpus("Voodoo 3").empty());
+}
+
+TEST(KbQueries, KernelCoverage) {
+  FrameworkVariant cu124{v("12.4"), std::vector<util::Version>{v("5.0"), v("8.0"), v("8.6"), v("9.0")}, std::nullopt,
+                         std::nullopt, "pip", ""};
+  EXPECT_TRUE(coverage(cu124, v("8.9"))->cubin) << "an sm_86 cubin runs on 8.9";
+  EXPECT_FALSE(coverage(cu124, v("12.0"))->covered());
+  EXPECT_FALSE(coverage(cu124, v("3.5"))->covered());
+  FrameworkVariant ptx = cu124;
+  ptx.ptx = v("9.0");
+  EXPECT_TRUE(coverage(ptx, v("12.0"))->ptx);
+  FrameworkVariant sm37{v("11.8"), std::vector<util::Version>{v("3.7")}, std::nullopt, std::nullopt, "pip", ""};
+  EXPECT_FALSE(coverage(sm37, v("3.5"))->covered()) << "a 3.7 cubin does not run on 3.5";
+  FrameworkVariant unknown{v("12.5"), std::nullopt, std::nullopt, std::nullopt, "pip", ""};
+  EXPECT_FALSE(coverage(unknown, v("8.9")));
+}
+
+}  // namespace
 }  // namespace cudoctor::kb

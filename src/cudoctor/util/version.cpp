@@ -10,6 +10,7 @@ std::optional<Version> Version::parse(std::string_view s) {
   s = trim(s);
   if (s.empty()) return std::nullopt;
   Version v;
+  v.text = std::string(s);
   for (const auto part : split(s, '.')) {
     const auto n = parse_uint(part);
     if (!n || *n > 1'000'000) return std::nullopt;
@@ -33,4 +34,13 @@ std::string cuda_version_string(int encoded) {
   return fmt::format("{}.{}", encoded / 1000, (encoded % 1000) / 10);
 }
 
+}  // namespace cudoctor::util
+
+namespace cudoctor::util {
+std::string Version::str() const {
+  if (!text.empty()) return text;
+  std::string s;
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? "." : "") + std::to_string(parts[i]);
+  return s;
+}
 }  // namespace cudoctor::util

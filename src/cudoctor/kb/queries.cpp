@@ -1,0 +1,217 @@
+// The questions the rules and the planner ask the knowledge base.
+#include <algorithm>
+#include <set>
+
+#include "cudoctor/kb/kb.hpp"
+#include "cudoctor/util/strings.hpp"
+
+namespace cudoctor::kb {
+namespace {
+
+util::Version major_minor(const util::Version& v) { return util::Version{{v.major(), v.minor()}, ""}; }
+
+std::string str(const util::Version& v) { return v.str(); }
+
+// Words of a GPU name for matching: lower case, NVIDIA's brand words dropped, "laptop" and
+// "mobile" taken as one (pci.ids says "Mobile", NVIDIA's marketing says "Laptop GPU").
+std::vector<std::string> name_words(std::string_view s) {
+  std::vector<std::string> out;
+  std::string w;
+  const auto flush = [&] {
+    if (w.empty()) return;
+    if (w == "laptop") w = "mobile";
+    if (w != "nvidia" && w != "geforce" && w != "gpu" && w != "max" && w != "q" && w != "corporation") out.push_back(w);
+    w.clear();
+  };
+  for (const char c : s) {
+    const char l = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9'))
+      w += l;
+    else
+      flush();
+  }
+  flush();
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> KnowledgeBase::problems() const {
+  std::vector<std::string> p;
+  // Toolkit releases: newest first, and every CUDA minor from the oldest to the newest
+  // present, except those NVIDIA never shipped.
+  for (std::size_t i = 1; i < m_toolkits.size(); ++i)
+    if (m_toolkits[i].cuda > m_toolkits[i - 1].cuda ||
+        (m_toolkits[i].cuda == m_toolkits[i - 1].cuda && m_toolkits[i].min_driver_linux > m_toolkits[i - 1].min_driver_linux))
+      p.push_back("cuda_toolkits.json: '" + m_toolkits[i].release + "' is out of order (newest first)");
+  const std::set<std::string> never_shipped = {"12.7"};  // release notes Table 3 goes 12.6 -> 12.8
+  std::set<std::pair<int, int>> have;
+  for (const auto& t : m_toolkits) have.insert({t.cuda.major(), t.cuda.minor()});
+  for (int major = 10; major <= 13; ++major) {
+    int max_minor = -1;
+    for (const auto& [ma, mi] : have)
+      if (ma == major) max_minor = std::max(max_minor, mi);
+    for (int minor = 0; minor <= max_minor; ++minor)
+      if (!have.count({major, minor}) && !never_shipped.count(std::to_string(major) + "." + std::to_string(minor)))
+        p.push_back("cuda_toolkits.json: no release of CUDA " + std::to_string(major) + "." + std::to_string(minor));
+  }
+  for (int major = 11; major <= 13; ++major)
+    if (!minor_compat_floor(major) && have.count({major, 0}))
+      p.push_back("cuda_toolkits.json: no minor-version-compatibility floor for CUDA " + std::to_string(major));
+  for (std::size_t i = 1; i < m_branches.size(); ++i)
+    if (m_branches[i].branch <= m_branches[i - 1].branch || m_branches[i].max_cuda < m_branches[i - 1].max_cuda)
+      p.push_back("driver_branches.json: branch " + std::to_string(m_branches[i].branch) + " is out of order (oldest first)");
+  std::set<std::uint16_t> ids;
+  for (const auto& g : m_gpus) {
+    if (!ids.insert(g.pci_id).second) p.push_back("gpus.json: device id " + std::to_string(g.pci_id) + " listed twice");
+    if (!architecture_of(g.cc)) p.push_back("gpus.json: " + g.name + " has compute capability " + str(g.cc) + " of no known architecture");
+  }
+  std::set<std::string> ccs;
+  for (const auto& a : m_archs)
+    for (const auto& c : a.ccs)
+      if (!ccs.insert(str(c.cc)).second) p.push_back("architectures.json: cc " + str(c.cc) + " listed twice");
+  std::set<std::pair<std::string, int>> codes;
+  for (const auto& e : m_cuda_errors)
+    if (!codes.insert({e.api, e.code}).second)
+      p.push_back("cuda_error_codes.json: " + e.api + " code " + std::to_string(e.code) + " listed twice");
+  for (const auto& f : m_frameworks)
+    for (const auto& r : f.releases)
+      for (const auto& v : r.variants) {
+        if (!min_driver_for_cuda(v.cuda))
+          p.push_back("frameworks.json: " + f.name + " " + r.version + " uses CUDA " + str(v.cuda) + ", not in the toolkit table");
+        if (v.install.empty()) p.push_back("frameworks.json: " + f.name + " " + r.version + " has no install command");
+      }
+  return p;
+}
+
+const ReturnCode* KnowledgeBase::nvml_return_code(int code) const {
+  const auto it = m_nvml.find(code);
+  return it == m_nvml.end() ? nullptr : &it->second;
+}
+
+const ReturnCode* KnowledgeBase::cuda_error(const std::string& api, int code) const {
+  for (const auto& e : m_cuda_errors)
+    if (e.api == api && e.code == code) return &e;
+  return nullptr;
+}
+
+const Framework* KnowledgeBase::framework(const std::string& name) const {
+  for (const auto& f : m_frameworks)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::optional<util::Version> KnowledgeBase::min_driver_for_cuda(const util::Version& cuda) const {
+  std::optional<util::Version> best;
+  for (const auto& t : m_toolkits)
+    if (t.cuda.major() == cuda.major() && t.cuda.minor() == cuda.minor() && (!best || t.min_driver_linux < *best))
+      best = t.min_driver_linux;
+  return best;
+}
+
+std::optional<util::Version> KnowledgeBase::minor_compat_floor(int major) const {
+  for (const auto& m : m_majors)
+    if (m.major == major) return m.minor_compat_floor;
+  return std::nullopt;
+}
+
+DriverFit KnowledgeBase::driver_fit(const util::Version& driver, const util::Version& cuda) const {
+  if (const auto need = min_driver_for_cuda(cuda); need && driver >= *need) return DriverFit::native;
+  if (const auto floor = minor_compat_floor(cuda.major()); floor && driver >= *floor) return DriverFit::minor_compat;
+  return DriverFit::too_old;
+}
+
+const ToolkitRelease* KnowledgeBase::newest_toolkit_for_driver(const util::Version& driver) const {
+  const ToolkitRelease* best = nullptr;
+  for (const auto& t : m_toolkits)
+    if (driver >= t.min_driver_linux && (!best || t.cuda > best->cuda)) best = &t;
+  return best;
+}
+
+std::optional<util::Version> KnowledgeBase::max_cuda_for_driver(const util::Version& driver) const {
+  for (const auto& b : m_branches)
+    if (b.branch == driver.major()) return b.max_cuda;
+  if (const auto* t = newest_toolkit_for_driver(driver)) return major_minor(t->cuda);
+  return std::nullopt;
+}
+
+const GpuModel* KnowledgeBase::gpu_by_pci_id(std::uint16_t id) const {
+  for (const auto& g : m_gpus)
+    if (g.pci_id == id) return &g;
+  return nullptr;
+}
+
+std::vector<const GpuModel*> KnowledgeBase::find_gpus(const std::string& query) const {
+  // A PCI id: "10de:2684", "0x2684", "2684".
+  auto id_text = util::to_lower(util::trim(query));
+  if (id_text.starts_with("10de:")) id_text = id_text.substr(5);
+  if (id_text.starts_with("0x")) id_text = id_text.substr(2);
+  if (id_text.size() == 4)
+    if (const auto id = util::parse_uint(id_text, 16))
+      if (const auto* g = gpu_by_pci_id(static_cast<std::uint16_t>(*id))) return {g};
+  // Otherwise every query word must appear in the name; fewer extra words rank first, so
+  // "RTX 4060" prefers the desktop card to the laptop one.
+  const auto want = name_words(query);
+  if (want.empty()) return {};
+  std::vector<std::pair<std::size_t, const GpuModel*>> hits;
+  for (const auto& g : m_gpus) {
+    const auto bracket = g.name.find('[');
+    const auto have = name_words(bracket == std::string::npos ? g.name : g.name.substr(bracket));
+    const bool all = std::all_of(want.begin(), want.end(),
+                                 [&](const std::string& w) { return std::find(have.begin(), have.end(), w) != have.end(); });
+    if (all) hits.emplace_back(have.size() - want.size(), &g);
+  }
+  std::stable_sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const GpuModel*> out;
+  for (const auto& [_, g] : hits) out.push_back(g);
+  return out;
+}
+
+const Architecture* KnowledgeBase::architecture_of(const util::Version& cc) const {
+  for (const auto& a : m_archs)
+    for (const auto& c : a.ccs)
+      if (c.cc == cc) return &a;
+  return nullptr;
+}
+
+const ArchCc* KnowledgeBase::arch_cc(const util::Version& cc) const {
+  for (const auto& a : m_archs)
+    for (const auto& c : a.ccs)
+      if (c.cc == cc) return &c;
+  return nullptr;
+}
+
+std::optional<util::Version> KnowledgeBase::min_driver_for_cc(const util::Version& cc) const {
+  const auto* c = arch_cc(cc);
+  if (!c) return std::nullopt;
+  return min_driver_for_cuda(c->first_cuda);
+}
+
+bool KnowledgeBase::toolkit_targets_cc(const util::Version& toolkit, const util::Version& cc) const {
+  const auto* c = arch_cc(cc);
+  if (!c) return false;
+  const auto t = major_minor(toolkit);
+  return t >= c->first_cuda && (!c->last_cuda || t <= *c->last_cuda);
+}
+
+std::vector<util::Version> KnowledgeBase::cuda_versions() const {
+  std::vector<util::Version> out;
+  for (const auto& t : m_toolkits) {
+    const auto v = major_minor(t.cuda);
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a > b; });
+  return out;
+}
+
+std::optional<KernelCoverage> coverage(const FrameworkVariant& v, const util::Version& cc) {
+  if (v.min_cc) return KernelCoverage{cc >= *v.min_cc, false};
+  if (!v.archs) return std::nullopt;
+  KernelCoverage k;
+  // CUDA C++ Programming Guide, binary compatibility: a cubin for X.y runs on X.z, z >= y.
+  for (const auto& a : *v.archs) k.cubin = k.cubin || (a.major() == cc.major() && a.minor() <= cc.minor());
+  k.ptx = !k.cubin && v.ptx && *v.ptx <= cc;
+  return k;
+}
+
+}  // namespace cudoctor::kb
