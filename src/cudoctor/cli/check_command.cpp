@@ -12,11 +12,11 @@
 
 namespace cudoctor::cli {
 
-int run_check(const CommonOptions& o, const char* tool_version) {
+std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const char* tool_version) {
   const auto sys = sys::make_root_sys(o.root);
   if (sys->stat("/").type != sys::FileType::directory) {
     fmt::print(stderr, "cudoctor: --root {}: not a directory\n", o.root);
-    return 2;
+    return std::nullopt;
   }
   probe::Options popts;
   popts.child_probes = !o.no_runtime;
@@ -24,12 +24,18 @@ int run_check(const CommonOptions& o, const char* tool_version) {
   auto snap = probe::gather(*sys, popts);
   snap.tool_version = tool_version;
   snap.root = o.root;
-  const auto rep = report::build(std::move(snap), kb::builtin());
+  return snap;
+}
+
+int run_check(const CommonOptions& o, const char* tool_version) {
+  auto snap = gather_snapshot(o, tool_version);
+  if (!snap) return 2;
+  const auto rep = report::build(std::move(*snap), kb::builtin());
 
   render::Options ropts;
   ropts.tool_version = tool_version;
   ropts.verbose = o.verbose;
-  const auto format = o.json ? std::string("json") : o.format;
+  const auto format = o.effective_format();
   ropts.color = format == "text" && use_color(o);
   std::string out;
   if (format == "json")

@@ -1,10 +1,23 @@
 #pragma once
+#include <optional>
+
 #include "cudoctor/cli/options.hpp"
+#include "cudoctor/snapshot/snapshot.hpp"
 
 namespace cudoctor::cli {
 
 // `cudoctor check`: gathers, judges, renders; returns the exit code (0 healthy, 1 broken,
 // 2 when the root cannot be used).
 int run_check(const CommonOptions& o, const char* tool_version);
+
+// Gathers this machine's (or --root's) snapshot; nullopt (after a message) when the root
+// cannot be used.
+std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const char* tool_version);
+
+// `cudoctor plan`; 0 when some build runs, 1 when none does, 2 on bad input.
+int run_plan(const CommonOptions& o, const PlanOptions& p, const char* tool_version);
+
+// `cudoctor kb [gpu|driver|error|toolkit QUERY]`; 0 answered, 1 nothing matched.
+int run_kb(const CommonOptions& o, const KbOptions& k);
 
 }  // namespace cudoctor::cli

@@ -6,6 +6,7 @@
 
 #include "cudoctor/cli/check_command.hpp"
 #include "cudoctor/cli/options.hpp"
+#include "cudoctor/kb/kb.hpp"
 
 namespace {
 
@@ -21,6 +22,7 @@ void add_common(CLI::App& app, cudoctor::cli::CommonOptions& o) {
       ->type_name("SEC");
   app.add_flag("--redact", o.redact, "Replace host name, user name and home paths");
   app.add_option("--color", o.color, "Colour the text report")->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--kb", o.kb_dir, "Knowledge-base JSON files that replace the built-in ones")->type_name("DIR");
 }
 
 }  // namespace
@@ -32,15 +34,40 @@ int main(int argc, char** argv) {
     cudoctor::cli::CommonOptions o;
     add_common(app, o);
     app.fallthrough();
-    auto* check = app.add_subcommand("check", "Check the whole chain (the default)");
     app.require_subcommand(0, 1);
+    app.add_subcommand("check", "Check the whole chain (the default)");
+
+    cudoctor::cli::PlanOptions po;
+    auto* plan = app.add_subcommand("plan", "Which toolkits and framework builds work with this GPU and driver");
+    plan->add_option("--gpu", po.gpu, "A GPU by name (\"RTX 4060 Laptop GPU\") or PCI id (10de:2684)")->type_name("NAME");
+    plan->add_option("--cc", po.cc, "A compute capability (8.9)")->type_name("X.Y");
+    plan->add_option("--driver", po.driver, "A driver version (535.104.05)")->type_name("VERSION");
+    plan->add_option("--framework", po.framework, "torch, tensorflow, jax, cupy or onnxruntime, optionally ==VERSION")
+        ->type_name("NAME[==V]");
+    plan->add_flag("--all", po.all, "Every build of every release, not only the best of each");
+
+    cudoctor::cli::KbOptions ko;
+    auto* kbc = app.add_subcommand("kb", "What the knowledge base holds, or one answer from it");
+    kbc->add_option("topic", ko.topic, "gpu, driver, toolkit or error")
+        ->check(CLI::IsMember({"gpu", "driver", "toolkit", "error"}));
+    kbc->add_option("query", ko.query, "What to look up");
+
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
       const int rc = app.exit(e);
       return rc == 0 ? 0 : 2;
     }
-    (void)check;
+    if (!o.kb_dir.empty()) {
+      auto kb = cudoctor::kb::KnowledgeBase::load_with_overrides(o.kb_dir);
+      if (!kb) {
+        fmt::print(stderr, "cudoctor: {}\n", kb.error());
+        return 2;
+      }
+      cudoctor::kb::set_builtin(std::move(kb).value());
+    }
+    if (plan->parsed()) return cudoctor::cli::run_plan(o, po, CUDOCTOR_VERSION);
+    if (kbc->parsed()) return cudoctor::cli::run_kb(o, ko);
     return cudoctor::cli::run_check(o, CUDOCTOR_VERSION);
   } catch (const std::exception& e) {
     std::fflush(stdout);

@@ -13,6 +13,22 @@ struct CommonOptions {
   double timeout_s = 10.0;
   bool redact = false;
   std::string color = "auto";  // auto | always | never
+  std::string kb_dir;          // --kb DIR: knowledge-base files that replace the built-in ones
+
+  std::string effective_format() const { return json ? "json" : format; }
+};
+
+struct PlanOptions {
+  std::string gpu;
+  std::string cc;
+  std::string driver;
+  std::string framework;  // "torch" or "torch==2.5"
+  bool all = false;
+};
+
+struct KbOptions {
+  std::string topic;  // "", gpu, driver, error, toolkit
+  std::string query;
 };
 
 // Whether to colour: --color, then NO_COLOR (any value), then whether stdout is a terminal.

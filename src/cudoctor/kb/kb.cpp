@@ -223,6 +223,8 @@ util::Result<KnowledgeBase> KnowledgeBase::load(const std::vector<std::pair<std:
     kb.m_gpus = parse_gpus("gpus.json", docs["gpus.json"]);
     kb.m_archs = parse_archs("architectures.json", docs["architectures.json"]);
     kb.m_frameworks = parse_frameworks("frameworks.json", docs["frameworks.json"]);
+    if (docs.count("kb_meta.json") && docs["kb_meta.json"].is_object())
+      kb.m_date = docs["kb_meta.json"].value("date", "");
   } catch (const std::exception& e) {
     return util::error(e.what());
   }

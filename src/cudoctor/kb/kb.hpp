@@ -107,6 +107,10 @@ public:
   // ids. Empty when all is well; each entry names the file and the record.
   std::vector<std::string> problems() const;
 
+  const std::string& date() const { return m_date; }  // when the data was compiled
+  // Every distinct source URL, sorted.
+  std::vector<std::string> sources() const;
+
   // --- lookups
   const ReturnCode* nvml_return_code(int code) const;
   const ReturnCode* cuda_error(const std::string& api, int code) const;  // api: runtime | driver
@@ -154,6 +158,7 @@ private:
   std::vector<GpuModel> m_gpus;
   std::vector<Architecture> m_archs;
   std::vector<Framework> m_frameworks;
+  std::string m_date;
 };
 
 // Does a build with these cubins/PTX carry kernels for compute capability cc? A cubin runs

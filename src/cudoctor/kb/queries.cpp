@@ -84,6 +84,20 @@ std::vector<std::string> KnowledgeBase::problems() const {
   return p;
 }
 
+std::vector<std::string> KnowledgeBase::sources() const {
+  std::set<std::string> s;
+  for (const auto& [_, c] : m_nvml) s.insert(c.source);
+  for (const auto& c : m_cuda_errors) s.insert(c.source);
+  for (const auto& t : m_toolkits) s.insert(t.source);
+  for (const auto& m : m_majors) s.insert(m.source);
+  for (const auto& b : m_branches) s.insert(b.source);
+  for (const auto& g : m_gpus) s.insert(g.source);
+  for (const auto& a : m_archs) s.insert(a.sources.begin(), a.sources.end());
+  for (const auto& f : m_frameworks)
+    for (const auto& r : f.releases) s.insert(r.sources.begin(), r.sources.end());
+  return {s.begin(), s.end()};
+}
+
 const ReturnCode* KnowledgeBase::nvml_return_code(int code) const {
   const auto it = m_nvml.find(code);
   return it == m_nvml.end() ? nullptr : &it->second;

@@ -2,6 +2,7 @@
 // Renderers: they read a report and print it; they decide nothing.
 #include <string>
 
+#include "cudoctor/plan/plan.hpp"
 #include "cudoctor/report/report.hpp"
 
 namespace cudoctor::render {
@@ -15,6 +16,18 @@ struct Options {
 std::string text(const report::Report& r, const Options& o);
 std::string json(const report::Report& r, const Options& o);
 std::string markdown(const report::Report& r, const Options& o);
+
+// `cudoctor plan`: one line per release (its best build), or every build with all.
+std::string plan_text(const plan::Plan& p, const Options& o, bool all);
+std::string plan_json(const plan::Plan& p);
+inline constexpr std::size_t k_plan_width = 100;
+
+// `cudoctor kb`.
+std::string kb_summary(const kb::KnowledgeBase& kb, bool verbose);
+std::string kb_gpu(const kb::KnowledgeBase& kb, const std::vector<const kb::GpuModel*>& hits);
+std::string kb_driver(const kb::KnowledgeBase& kb, const util::Version& driver);
+std::string kb_toolkit(const kb::KnowledgeBase& kb, const util::Version& cuda);
+std::string kb_errors(const std::vector<const kb::ReturnCode*>& hits);
 
 // Replaces the host name, the user name and home directories with placeholders, as whole
 // words, so a report can be shared.

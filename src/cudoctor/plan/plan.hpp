@@ -1,0 +1,85 @@
+#pragma once
+// The planner: from a GPU (compute capability) and a driver, which CUDA toolkits and which
+// framework builds will run, which will not and why, and which upgrade unlocks more.
+// A pure function of its inputs and the knowledge base.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudoctor/kb/kb.hpp"
+
+namespace cudoctor::plan {
+
+struct Inputs {
+  std::string gpu;                   // what the user or the machine calls it, "" unknown
+  std::optional<util::Version> cc;   // compute capability
+  std::optional<util::Version> driver;
+  std::string framework;             // "" all, else "torch", "tensorflow", "jax", "cupy", "onnxruntime"
+  std::string framework_version;     // "" all, else a release prefix ("2.5")
+  std::string gpu_source;            // where the GPU came from: "--gpu", "NVML", "pci.ids"
+  std::string driver_source;         // "--driver", "/proc/driver/nvidia/version", …
+};
+
+enum class Fit { works, works_compat, no };
+
+struct ToolkitLine {
+  util::Version cuda;  // major.minor
+  Fit fit = Fit::no;
+  std::string why;     // for works_compat and no
+};
+
+struct BuildLine {
+  std::string framework;  // "torch"
+  std::string display;    // "PyTorch"
+  std::string release;    // "2.5"
+  util::Version cuda;
+  std::string install;
+  Fit fit = Fit::no;
+  std::string why;
+  bool arch_unknown = false;     // the build's arch list is not published, nor inferable
+  std::string arch_inferred_from;  // the build whose published list stood in for this one's
+  bool why_no_toolkit = false;     // no list at all, but its CUDA cannot compile for the GPU
+  bool arch_unverified = false;  // the arch list is not from the release itself
+  bool ptx_only = false;         // runs this GPU through PTX JIT only
+  std::optional<util::Version> unlock_driver;  // the driver that would make it run, when only the driver stops it
+};
+
+struct Unlock {
+  util::Version driver;
+  std::string what;  // "CUDA 13.0 builds: PyTorch 2.9-2.14 cu130, JAX cuda13"
+};
+
+struct Plan {
+  Inputs in;
+  std::string architecture;                   // "Ada Lovelace", "" unknown
+  std::optional<util::Version> gpu_min_driver;  // the oldest driver that runs this GPU
+  std::optional<int> gpu_last_branch;           // the newest driver branch that still supports it
+  std::optional<util::Version> driver_max_cuda;  // natively
+  std::optional<util::Version> driver_compat_major_floor;
+  bool driver_runs_gpu = true;  // false: nothing can run until the driver changes
+  std::string headline;         // one sentence
+  std::vector<ToolkitLine> toolkits;  // newest first, one per CUDA minor
+  std::vector<BuildLine> builds;      // frameworks in kb order, releases newest first
+  std::vector<Unlock> unlocks;        // smallest driver first
+  std::vector<std::string> notes;
+};
+
+Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb);
+
+// "sm_89" for 8.9.
+std::string sm(const util::Version& cc);
+
+}  // namespace cudoctor::plan
+
+namespace cudoctor::snapshot {
+struct Snapshot;
+}
+
+namespace cudoctor::plan {
+
+// The plan's inputs as this machine's snapshot gives them: the first NVIDIA GPU (NVML's
+// compute capability, else the knowledge base's for its PCI id) and the driver (kernel
+// module, else NVML, else libcuda's file name). Fields stay empty when unknown.
+Inputs inputs_from_snapshot(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
+
+}  // namespace cudoctor::plan

@@ -1,0 +1,96 @@
+// `cudoctor kb`: answers to single questions about the knowledge base, as text.
+#include <fmt/format.h>
+
+#include "cudoctor/plan/plan.hpp"
+#include "cudoctor/render/render.hpp"
+
+namespace cudoctor::render {
+
+std::string kb_summary(const kb::KnowledgeBase& kb, bool verbose) {
+  std::string out = fmt::format("cudoctor knowledge base, compiled {}\n\n", kb.date().empty() ? "(undated)" : kb.date());
+  const auto& t = kb.toolkit_releases();
+  out += fmt::format("  {:>4} CUDA toolkit releases, {} to {}, with their minimum drivers\n", t.size(),
+                     t.empty() ? "" : t.back().release, t.empty() ? "" : t.front().release);
+  const auto& b = kb.driver_branches();
+  out += fmt::format("  {:>4} driver branches, R{} to R{}, with the newest CUDA each supports\n", b.size(),
+                     b.empty() ? 0 : b.front().branch, b.empty() ? 0 : b.back().branch);
+  out += fmt::format("  {:>4} NVIDIA GPUs by PCI id, {} architectures\n", kb.gpus().size(), kb.architectures().size());
+  for (const auto& f : kb.frameworks())
+    out += fmt::format("  {:>4} {} releases, {} to {}\n", f.releases.size(), f.display,
+                       f.releases.empty() ? "" : f.releases.back().version, f.releases.empty() ? "" : f.releases.front().version);
+  out += fmt::format("  {:>4} CUDA runtime and driver error codes, {} NVML return codes\n", kb.cuda_errors().size(),
+                     kb.nvml_return_codes().size());
+  const auto sources = kb.sources();
+  out += fmt::format("\n{} distinct sources{}\n", sources.size(), verbose ? ":" : " (-v lists them)");
+  if (verbose)
+    for (const auto& s : sources) out += "  " + s + "\n";
+  out += "\nAsk: cudoctor kb gpu NAME|PCI-ID · kb driver VERSION · kb toolkit VERSION · kb error CODE|NAME\n";
+  return out;
+}
+
+std::string kb_gpu(const kb::KnowledgeBase& kb, const std::vector<const kb::GpuModel*>& hits) {
+  std::string out;
+  for (const auto* g : hits) {
+    out += fmt::format("10de:{:04x}  {}\n", g->pci_id, g->name);
+    out += fmt::format("  architecture {}, compute capability {} ({})\n", g->architecture, g->cc.str(), plan::sm(g->cc));
+    if (const auto* c = kb.arch_cc(g->cc))
+      out += fmt::format("  toolkits that compile for it: CUDA {} to {}\n", c->first_cuda.str(),
+                         c->last_cuda ? c->last_cuda->str() : "the newest");
+    if (const auto d = kb.min_driver_for_cc(g->cc)) out += fmt::format("  oldest driver that runs it: {}\n", d->str());
+    if (const auto* a = kb.architecture_of(g->cc); a && a->last_driver_branch)
+      out += fmt::format("  newest driver branch that supports it: R{}\n", *a->last_driver_branch);
+    if (!g->status.empty()) out += "  status: " + g->status + "\n";
+    out += "  source: " + g->source + "\n";
+  }
+  return out;
+}
+
+std::string kb_driver(const kb::KnowledgeBase& kb, const util::Version& d) {
+  std::string out = fmt::format("driver {}\n", d.str());
+  if (const auto m = kb.max_cuda_for_driver(d)) out += fmt::format("  newest CUDA supported natively: {}\n", m->str());
+  for (const auto& m : kb.cuda_majors())
+    if (d >= m.minor_compat_floor)
+      out += fmt::format("  any CUDA {}.x runtime through minor-version compatibility (floor {})\n", m.major,
+                         m.minor_compat_floor.str());
+  std::string cannot;
+  for (const auto& a : kb.architectures())
+    for (const auto& c : a.ccs) {
+      const auto need = kb.min_driver_for_cuda(c.first_cuda);
+      if ((need && d < *need) || (a.last_driver_branch && d.major() > *a.last_driver_branch))
+        cannot += (cannot.empty() ? "" : ", ") + plan::sm(c.cc);
+    }
+  if (!cannot.empty()) out += "  cannot run GPUs of " + cannot + "\n";
+  return out;
+}
+
+std::string kb_toolkit(const kb::KnowledgeBase& kb, const util::Version& v) {
+  std::string out;
+  for (const auto& t : kb.toolkit_releases())
+    if (t.cuda.major() == v.major() && t.cuda.minor() == v.minor())
+      out += fmt::format("{}: driver ≥ {} (Linux){}\n", t.release, t.min_driver_linux.str(),
+                         t.min_driver_windows.empty() ? "" : ", ≥ " + t.min_driver_windows + " (Windows)");
+  if (out.empty()) return out;
+  if (const auto f = kb.minor_compat_floor(v.major()))
+    out += fmt::format("  through minor-version compatibility: driver ≥ {}\n", f->str());
+  std::string archs;
+  for (const auto& a : kb.architectures())
+    for (const auto& c : a.ccs)
+      if (kb.toolkit_targets_cc(v, c.cc)) archs += (archs.empty() ? "" : " ") + plan::sm(c.cc);
+  out += "  compiles for: " + archs + "\n";
+  return out;
+}
+
+std::string kb_errors(const std::vector<const kb::ReturnCode*>& hits) {
+  std::string out;
+  for (const auto* e : hits) {
+    out += fmt::format("{} {} {}\n", e->api == "nvml" ? "NVML" : e->api == "driver" ? "driver API" : "runtime API", e->code,
+                       e->name);
+    out += "  " + wrap(e->meaning, 94, "  ") + "\n";
+    if (!e->causes.empty()) out += "  usual causes: " + wrap(e->causes, 80, "  ") + "\n";
+    if (!e->status.empty()) out += "  status: " + e->status + "\n";
+    out += "  source: " + e->source + "\n";
+  }
+  return out;
+}
+
+}  // namespace cudoctor::render
