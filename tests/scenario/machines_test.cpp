@@ -367,3 +367,36 @@ TEST(ScenarioWsl, Wsl2WithoutDxg) {
 
 }  // namespace
 }  // namespace cudoctor::testing
+
+namespace cudoctor::testing {
+namespace {
+
+TEST(ScenarioDriverVsGpu, Rtx5090LeftUnboundByDriver550) {
+  FixtureRoot r;
+  add_ubuntu_2204(r);
+  add_pci_ids(r);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2b85, .class_code = 0x030000});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia"});
+  add_nvidia_kernel_version(r, "550.54.14");
+  const auto c = check_root(r, {"--no-runtime"});
+  EXPECT_EQ(c.report["verdict"]["break_finding"], "driver-too-old-for-gpu") << c.ids();
+  const auto f = c.finding("driver-too-old-for-gpu");
+  EXPECT_TRUE(contains(f["title"], "Driver 550.54.14 is older than GPU 0000:01:00.0")) << f["title"];
+  EXPECT_TRUE(contains(f["title"], "needs ≥ 570.26"));
+  EXPECT_FALSE(c.has("gpu-not-bound"));
+}
+
+TEST(ScenarioDriverVsGpu, TeslaK80OnDriver535) {
+  FixtureRoot r;
+  add_ubuntu_2204(r);
+  add_pci(r, {.address = "0000:04:00.0", .device = 0x102d, .class_code = 0x030200});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia"});
+  add_nvidia_kernel_version(r, "535.104.05");
+  const auto c = check_root(r, {"--no-runtime"});
+  const auto f = c.finding("driver-too-new-for-gpu");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_TRUE(contains(f["title"], "Kepler: last branch R470"));
+}
+
+}  // namespace
+}  // namespace cudoctor::testing

@@ -115,3 +115,29 @@ TEST(KbQueries, KernelCoverage) {
 
 }  // namespace
 }  // namespace cudoctor::kb
+
+namespace cudoctor::kb {
+namespace {
+
+// Where the source article is wrong (shared/reference/seed-claims.md), the data follows
+// NVIDIA's documents.
+TEST(KbFacts, ArticleClaimsCorrected) {
+  const auto& kb = builtin();
+  // (a) Ada needs CUDA 11.8 and driver 520.61.05, not 525.60.13 (CUDA 12.0's minimum).
+  EXPECT_EQ(kb.arch_cc(*util::Version::parse("8.9"))->first_cuda.str(), "11.8");
+  EXPECT_EQ(kb.min_driver_for_cc(*util::Version::parse("8.9"))->str(), "520.61.05");
+  // (c) Volta is supported through CUDA 12.9 and dropped in 13.0, not in 12.0.
+  EXPECT_TRUE(kb.toolkit_targets_cc(*util::Version::parse("12.0"), *util::Version::parse("7.0")));
+  EXPECT_EQ(kb.arch_cc(*util::Version::parse("7.0"))->last_cuda->str(), "12.9");
+  // (i) 35 is "driver too old for the runtime", 100 no device, 2 out of memory; 38 is unused.
+  EXPECT_EQ(kb.cuda_error("runtime", 35)->name, "cudaErrorInsufficientDriver");
+  EXPECT_EQ(kb.cuda_error("runtime", 100)->name, "cudaErrorNoDevice");
+  EXPECT_EQ(kb.cuda_error("runtime", 2)->name, "cudaErrorMemoryAllocation");
+  EXPECT_EQ(kb.cuda_error("runtime", 46)->name, "cudaErrorDevicesUnavailable");
+  EXPECT_EQ(kb.cuda_error("runtime", 38)->status, "unverified");
+  // (b) 450.80.02 is the CUDA 11.x minor-version-compatibility floor.
+  EXPECT_EQ(kb.minor_compat_floor(11)->str(), "450.80.02");
+}
+
+}  // namespace
+}  // namespace cudoctor::kb

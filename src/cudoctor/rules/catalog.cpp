@@ -25,6 +25,8 @@ constexpr CatalogEntry k_catalog[] = {
     {"nouveau-bound", L::L1, S::error, "The open-source nouveau driver holds the GPU"},
     {"gpu-bound-to-vfio", L::L1, S::error, "The GPU is reserved for a virtual machine (vfio-pci)"},
     {"gpu-not-bound", L::L1, S::error, "The nvidia module is loaded but did not take the GPU"},
+    {"driver-too-old-for-gpu", L::L1, S::error, "The driver is older than this GPU"},
+    {"driver-too-new-for-gpu", L::L1, S::error, "The driver no longer supports this GPU"},
     {"container-no-gpu-access", L::L1, S::error, "The container was started without GPU access"},
     {"nvidia-module-blacklisted", L::L1, S::error, "The nvidia module is blacklisted"},
     {"module-blocked-by-secure-boot", L::L1, S::error, "Secure Boot is on and the nvidia module is not loaded"},

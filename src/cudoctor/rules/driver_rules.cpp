@@ -140,7 +140,45 @@ void no_gpu_rule(const View& v, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
-void binding_rules(const View& v, std::vector<Finding>& out) {
+// The driver branch against the GPU's architecture, from the knowledge base: a GPU newer
+// than the driver, or an old GPU whose last driver branch has passed, is never bound.
+bool driver_vs_gpu_rule(const View& v, const Gpu& g, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+  const auto driver = util::Version::parse(v.snap.driver.kernel_module.version);
+  const auto* model = kb.gpu_by_pci_id(g.pci.device_id);
+  if (!driver || !model) return false;
+  const auto* arch = kb.architecture_of(model->cc);
+  const auto need = kb.min_driver_for_cc(model->cc);
+  const auto cc = fmt::format("compute capability {}", model->cc.str());
+  if (need && *driver < *need) {
+    auto f = make_finding("driver-too-old-for-gpu");
+    f.title = fmt::format("Driver {} is older than GPU {} ({} needs ≥ {})", driver->str(), gpu_label(g), cc, need->str());
+    f.detail = fmt::format("{} GPUs arrived with CUDA {}; no driver before {} can drive them, so the module leaves the GPU "
+                           "unbound.",
+                           arch ? arch->name : "These", kb.arch_cc(model->cc)->first_cuda.str(), need->str());
+    f.evidence = {pci_evidence(g.pci), v.snap.driver.kernel_module.version_line,
+                  fmt::format("knowledge base: {} = {}, {}", model->name, arch ? arch->name : "?", cc)};
+    f.fix = {fmt::format("Install driver {} or newer.", need->str()),
+             {"ubuntu-drivers list  # Ubuntu: then sudo ubuntu-drivers install", "cudoctor plan"}};
+    out.push_back(std::move(f));
+    return true;
+  }
+  if (arch && arch->last_driver_branch && driver->major() > *arch->last_driver_branch) {
+    auto f = make_finding("driver-too-new-for-gpu");
+    f.title = fmt::format("Driver {} no longer supports GPU {} ({}: last branch R{})", driver->str(), gpu_label(g),
+                          arch->name, *arch->last_driver_branch);
+    f.detail = fmt::format("NVIDIA moved {} GPUs to the legacy R{} branch; newer drivers do not bind them.", arch->name,
+                           *arch->last_driver_branch);
+    f.evidence = {pci_evidence(g.pci), v.snap.driver.kernel_module.version_line};
+    f.fix = {fmt::format("Install the R{} legacy driver (CUDA up to what that branch supports).", *arch->last_driver_branch),
+             {fmt::format("sudo apt install nvidia-driver-{}  # Debian: nvidia-tesla-{}-driver", *arch->last_driver_branch,
+                          *arch->last_driver_branch)}};
+    out.push_back(std::move(f));
+    return true;
+  }
+  return false;
+}
+
+void binding_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
   std::vector<std::string> bound;
   for (const auto* g : v.pci_gpus) {
     const auto& d = g->pci;
@@ -164,6 +202,7 @@ void binding_rules(const View& v, std::vector<Finding>& out) {
                {"grep -r vfio /etc/modprobe.d /proc/cmdline"}};
       out.push_back(std::move(f));
     } else if (d.driver.empty() && v.nvidia_loaded && !v.in_container) {
+      if (driver_vs_gpu_rule(v, *g, kb, out)) continue;
       auto f = make_finding("gpu-not-bound");
       f.title = fmt::format("The nvidia module did not take GPU {}", gpu_label(*g));
       f.detail = "The module is loaded but no driver is bound to this GPU. Usually the driver is too old to know "
@@ -539,7 +578,7 @@ std::vector<Finding> driver_rules(const Snapshot& snap, const kb::KnowledgeBase&
     nvml_rules(v, kb, true, out);
     return out;
   } else {
-    binding_rules(v, out);
+    binding_rules(v, kb, out);
   }
   module_rules(v, out);
   const bool has_access = node_rules(v, out);
