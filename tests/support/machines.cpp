@@ -122,7 +122,7 @@ void add_ld_so_conf(FixtureRoot& r) {
 
 void add_driver_libraries(FixtureRoot& r, const std::string& version, const std::string& nvml_library) {
   const std::string dir = "/usr/lib/x86_64-linux-gnu/";
-  r.file(dir + "libcuda.so." + version, "");
+  r.copy(dir + "libcuda.so." + version, cuda_sim_library());
   r.link(dir + "libcuda.so.1", "libcuda.so." + version);
   r.copy(dir + "libnvidia-ml.so." + version, nvml_library);
   r.link(dir + "libnvidia-ml.so.1", "libnvidia-ml.so." + version);
@@ -161,6 +161,18 @@ bool add_device_nodes(FixtureRoot& r, int gpus, unsigned mode, bool uvm) {
 }
 
 std::string nvml_sim_library() { return CUDOCTOR_NVML_SIM; }
+std::string cuda_sim_library() { return CUDOCTOR_CUDA_SIM; }
+
+bool add_cuda13_toolkit_runtime(FixtureRoot& r) {
+  const fs::path lib = "/usr/local/cuda-13.0/lib";
+  if (!fs::exists(lib / "libcudart.so.13")) return false;
+  r.copy("/usr/local/cuda-13.0/lib/libcudart.so.13", lib / "libcudart.so.13");
+  r.link("/usr/local/cuda-13.0/lib/libcudart.so", "libcudart.so.13");
+  r.copy("/usr/local/cuda-13.0/lib/stubs/libcuda.so", lib / "stubs/libcuda.so");
+  r.link("/usr/local/cuda-13.0/lib64", "lib");
+  r.link("/usr/local/cuda", "/usr/local/cuda-13.0");
+  return true;
+}
 
 std::string host_pci_ids() {
   for (const char* p : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids"})

@@ -48,8 +48,8 @@ void add_secure_boot(FixtureRoot& r, bool enabled);
 void add_ld_so_conf(FixtureRoot& r);
 
 // The user-space driver as NVIDIA's packages lay it out: libX.so.VERSION and the
-// libX.so.1 link. libnvidia-ml is a copy of nvml_library (real or simulated); libcuda is
-// only named here (L1 reads its name; L4 will load a real one).
+// libX.so.1 link. libnvidia-ml is a copy of nvml_library (real or simulated), libcuda a
+// copy of the simulated driver API (tests/sim/cuda_sim.c).
 void add_driver_libraries(FixtureRoot& r, const std::string& version, const std::string& nvml_library);
 // The Debian 535 packages unpacked by scripts/install-deps.sh --test, with Debian's
 // alternatives links. False when they are not there.
@@ -59,6 +59,12 @@ std::string debian_535_dir();
 // /dev/nvidiactl, /dev/nvidia0..n-1, /dev/nvidia-uvm(-tools), /dev/nvidia-modeset with the
 // driver's majors and modes. False when device nodes cannot be made here.
 bool add_device_nodes(FixtureRoot& r, int gpus, unsigned mode = 0666, bool uvm = true);
+
+// The simulated libcuda built with the tests (tests/sim/cuda_sim.c).
+std::string cuda_sim_library();
+// CUDA 13.0's libcudart.so.13 (and the stub libcuda) from the toolkit at /usr/local/cuda-13.0,
+// laid out in the fixture as the toolkit has them. False when this machine lacks it.
+bool add_cuda13_toolkit_runtime(FixtureRoot& r);
 
 // The simulated NVML library built with the tests.
 std::string nvml_sim_library();

@@ -20,7 +20,6 @@ std::string json(const report::Report& r, const Options&) {
   // Layers this version does not inspect yet keep their keys, empty, so the contract holds.
   j["toolkits"] = nlohmann::json::array();
   j["pythons"] = nlohmann::json::array();
-  j["runtime"] = nullptr;
   auto& checked = j["checked_layers"] = nlohmann::json::array();
   for (const auto l : r.checked_layers) checked.push_back(std::string(rules::to_string(l)));
   auto& findings = j["findings"] = nlohmann::json::array();

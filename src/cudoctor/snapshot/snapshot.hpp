@@ -184,6 +184,96 @@ struct Gpu {
   bool operator==(const Gpu&) const = default;
 };
 
+// The result of one CUDA API call: its code, NVIDIA's name and message for it.
+struct CudaCall {
+  int code = -1;        // -1: not called
+  std::string name;     // "CUDA_ERROR_NO_DEVICE", "cudaErrorInsufficientDriver"
+  std::string message;  // cuGetErrorString / cudaGetErrorString
+  bool operator==(const CudaCall&) const = default;
+};
+
+// One device as the driver API describes it.
+struct CudaDevice {
+  int index = 0;
+  std::string name;
+  std::string compute_capability;  // "9.0"
+  std::uint64_t memory_total_bytes = 0;
+  int multiprocessors = 0;
+  int clock_mhz = 0;
+  int memory_clock_mhz = 0;
+  int memory_bus_width_bits = 0;
+  std::string pci_bus_id;  // sysfs form, "0000:00:06.0"
+  CudaCall context;        // cuDevicePrimaryCtxRetain
+  bool operator==(const CudaDevice&) const = default;
+};
+
+// L4: the driver API from the libcuda.so.1 the loader picks, in a child process.
+struct DriverApiFacts {
+  std::string library;  // logical path of the libcuda loaded, "" when none was found
+  ChildOutcome outcome;
+  int driver_version = 0;  // cuDriverGetVersion, 12020
+  CudaCall init;           // cuInit(0)
+  CudaCall device_count_call;
+  int device_count = -1;
+  std::vector<CudaDevice> devices;
+  bool operator==(const DriverApiFacts&) const = default;
+};
+
+// L4: one CUDA runtime library (libcudart) loaded over that driver.
+struct CudartFacts {
+  std::string library;        // logical path
+  std::string origin;         // what it belongs to: "toolkit /usr/local/cuda-13.0"
+  std::string driver_library; // the libcuda preloaded for it, "" when none exists
+  ChildOutcome outcome;
+  int runtime_version = 0;  // cudaRuntimeGetVersion, 13000
+  int driver_version = 0;   // cudaDriverGetVersion (0 when no driver)
+  CudaCall device_count_call;
+  int device_count = -1;
+  CudaCall set_device;  // cudaSetDevice(0), when a device exists
+  bool operator==(const CudartFacts&) const = default;
+};
+
+struct CopyCheck {
+  std::string kind;  // h2d_pageable, d2h_pageable, h2d_pinned, d2h_pinned
+  std::uint64_t bytes = 0;
+  double gb_per_s = 0;  // 1e9 bytes per second
+  bool matches = false; // the bytes came back unchanged (d2h after h2d)
+  bool operator==(const CopyCheck&) const = default;
+};
+
+struct GemmCheck {
+  std::string dtype;  // fp32, fp16, bf16 (inputs; accumulation and output in fp32)
+  int m = 0, n = 0, k = 0;
+  double max_abs_error = 0;  // against a CPU product of the same inputs, in double
+  double tolerance = 0;      // allowed max_abs_error for this size and type
+  bool passed = false;
+  double tflops = 0;         // from a larger product, timed
+  int throughput_size = 0;   // n of the n x n x n product timed
+  CudaCall status;           // the first failing call, code 0 when all succeeded
+  bool operator==(const GemmCheck&) const = default;
+};
+
+// L5: a real computation on one device, in a child process.
+struct ComputeCheck {
+  int device = 0;
+  std::string cudart;  // logical paths of the libraries used
+  std::string cublas;
+  ChildOutcome outcome;
+  CudaCall allocation;  // cudaMalloc of the copy buffers
+  std::vector<CopyCheck> copies;
+  std::vector<GemmCheck> gemms;
+  bool operator==(const ComputeCheck&) const = default;
+};
+
+struct RuntimeFacts {
+  bool ran = false;  // false with --no-runtime
+  std::optional<std::string> cuda_visible_devices;  // the environment variable, if set
+  DriverApiFacts driver_api;
+  std::vector<CudartFacts> cudarts;
+  std::vector<ComputeCheck> compute;
+  bool operator==(const RuntimeFacts&) const = default;
+};
+
 struct Snapshot {
   int schema = k_schema_version;
   std::string tool_version;
@@ -191,6 +281,7 @@ struct Snapshot {
   HostFacts host;
   DriverFacts driver;
   std::vector<Gpu> gpus;
+  RuntimeFacts runtime;
   std::vector<Unreadable> unreadable;
   bool operator==(const Snapshot&) const = default;
 };

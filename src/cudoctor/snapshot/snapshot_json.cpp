@@ -37,13 +37,43 @@ CUDOCTOR_JSON(DriverFacts, modules, modules_listed, blacklists, kernel_module, m
               nvidia_modprobe, nvidia_modprobe_setuid, libraries, nvml,
               other_display_devices, pci_listed)
 CUDOCTOR_JSON(Gpu, pci, nvml)
-CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, unreadable)
+CUDOCTOR_JSON(CudaCall, code, name, message)
+CUDOCTOR_JSON(CudaDevice, index, name, compute_capability, memory_total_bytes, multiprocessors, clock_mhz,
+              memory_clock_mhz, memory_bus_width_bits, pci_bus_id, context)
+CUDOCTOR_JSON(DriverApiFacts, library, outcome, driver_version, init, device_count_call, device_count, devices)
+CUDOCTOR_JSON(CudartFacts, library, origin, driver_library, outcome, runtime_version, driver_version,
+              device_count_call, device_count, set_device)
+CUDOCTOR_JSON(CopyCheck, kind, bytes, gb_per_s, matches)
+CUDOCTOR_JSON(GemmCheck, dtype, m, n, k, max_abs_error, tolerance, passed, tflops, throughput_size, status)
+CUDOCTOR_JSON(ComputeCheck, device, cudart, cublas, outcome, allocation, copies, gemms)
+CUDOCTOR_JSON(RuntimeFacts, ran, cuda_visible_devices, driver_api, cudarts, compute)
+CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, runtime, unreadable)
 
 #undef CUDOCTOR_JSON
 
+namespace {
+// A null value reads as the field's default: snapshots written before a field existed, or
+// by a renderer that left a layer it did not inspect as null, still load.
+void drop_nulls(nlohmann::json& j) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end();) {
+      if (it->is_null()) {
+        it = j.erase(it);
+      } else {
+        drop_nulls(*it);
+        ++it;
+      }
+    }
+  } else if (j.is_array()) {
+    for (auto& e : j) drop_nulls(e);
+  }
+}
+}  // namespace
+
 util::Result<Snapshot> snapshot_from_json_text(const std::string& text) {
   try {
-    const auto j = nlohmann::json::parse(text);
+    auto j = nlohmann::json::parse(text);
+    drop_nulls(j);
     if (!j.is_object() || !j.contains("schema")) return util::error("not a cudoctor snapshot: no \"schema\" key");
     if (!j["schema"].is_number_integer()) return util::error("not a cudoctor snapshot: \"schema\" is not an integer");
     const int schema = j["schema"].get<int>();

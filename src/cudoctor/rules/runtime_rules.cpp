@@ -1,0 +1,313 @@
+// L4 and L5: what the driver API, each CUDA runtime and the computation check answered.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/rules/rules.hpp"
+#include "cudoctor/util/version.hpp"
+
+namespace cudoctor::rules {
+namespace {
+
+using snapshot::CudaCall;
+using snapshot::Snapshot;
+
+std::string call_text(const CudaCall& c, const kb::KnowledgeBase& kb, const char* api) {
+  auto name = c.name;
+  // The stub library has no error names; NVIDIA's headers (the knowledge base) do.
+  if (const auto* e = kb.cuda_error(api, c.code); e && (name.empty() || name.starts_with("CUresult"))) name = e->name;
+  return fmt::format("{} {}{}", c.code, name, c.message.empty() ? "" : " \"" + c.message + "\"");
+}
+
+std::string outcome_title(const snapshot::ChildOutcome& o, const std::string& what, const std::string& lib) {
+  if (o.status == "crashed") return fmt::format("{} crashed: {} in {}", what, o.message, lib);
+  if (o.status == "timeout") return fmt::format("{} hung: no answer from {} ({})", what, lib, o.message);
+  if (o.status == "load_failed") return fmt::format("{} could not load {}", what, lib);
+  return fmt::format("{} gave no answer from {} ({}: {})", what, lib, o.status, o.message);
+}
+
+bool module_loaded(const Snapshot& s, const char* name) {
+  for (const auto& m : s.driver.modules)
+    if (m.name == name) return m.loaded;
+  return false;
+}
+
+bool node_present(const Snapshot& s, const char* path) {
+  for (const auto& n : s.driver.device_nodes)
+    if (n.path == path) return n.type != "missing";
+  return false;
+}
+
+std::string cuda_str(int encoded) { return encoded > 0 ? util::cuda_version_string(encoded) : "none"; }
+
+void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+  const auto& d = s.runtime.driver_api;
+  if (d.outcome.status == "not_run") return;  // no libcuda: L1 says so
+  if (d.outcome.status != "ok") {
+    auto f = make_finding("cuda-driver-failed");
+    f.title = outcome_title(d.outcome, "cuInit", d.library);
+    f.detail = "cudoctor ran the driver in a separate process, so the report is whole; every CUDA program on this "
+               "machine will fail the same way.";
+    f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", d.outcome.status, d.outcome.seconds, d.outcome.message));
+    f.fix = {"Reinstall the driver, and read the kernel log for NVRM or Xid errors.", {"sudo dmesg | grep -i -e NVRM -e xid"}};
+    out.push_back(std::move(f));
+    return;
+  }
+  const auto evidence = fmt::format("{}: cuDriverGetVersion = {} (CUDA {}), cuInit(0) = {}", d.library, d.driver_version,
+                                    cuda_str(d.driver_version), call_text(d.init, kb, "driver"));
+  if (d.init.code == 34 || d.library.find("/stubs/") != std::string::npos) {
+    auto f = make_finding("cuda-stub-driver");
+    f.title = fmt::format("libcuda.so.1 is the toolkit's stub: {}", d.library);
+    f.detail = "The CUDA toolkit ships a stub libcuda.so in lib/stubs for linking only; loaded at run time it answers "
+               "every call with error 34. A path to the stubs directory on LD_LIBRARY_PATH or in ld.so.conf puts it "
+               "ahead of the real driver.";
+    f.evidence.push_back(evidence);
+    f.fix = {"Remove the stubs directory from LD_LIBRARY_PATH and /etc/ld.so.conf.d, then refresh the loader cache.",
+             {"echo \"$LD_LIBRARY_PATH\" | tr : '\\n' | grep -n stubs", "grep -rn stubs /etc/ld.so.conf.d/", "sudo ldconfig"}};
+    out.push_back(std::move(f));
+    return;
+  }
+  if (d.init.code == 100) {
+    auto f = make_finding("cuda-no-device");
+    f.evidence.push_back(evidence);
+    const auto& cvd = s.runtime.cuda_visible_devices;
+    if (cvd) f.evidence.push_back(fmt::format("CUDA_VISIBLE_DEVICES=\"{}\"", *cvd));
+    if (cvd && (cvd->empty() || *cvd == "-1" || *cvd == "NoDevFiles" || *cvd == "none")) {
+      f.title = fmt::format("CUDA_VISIBLE_DEVICES=\"{}\" hides every GPU", *cvd);
+      f.detail = "An empty or invalid CUDA_VISIBLE_DEVICES makes the driver report no device, whatever the machine has.";
+      f.fix = {"Unset it, or list the GPUs to use (indices or UUIDs).", {"unset CUDA_VISIBLE_DEVICES", "nvidia-smi -L"}};
+    } else if (cvd) {
+      f.title = fmt::format("No CUDA device: CUDA_VISIBLE_DEVICES=\"{}\" names none of this machine's GPUs", *cvd);
+      f.detail = "The driver lists only the GPUs CUDA_VISIBLE_DEVICES names; an index past the last GPU, or a UUID of "
+                 "another machine's GPU, leaves none.";
+      f.fix = {"Set it to indices or UUIDs that exist.", {"nvidia-smi -L"}};
+    } else {
+      f.detail = "The driver loaded but sees no GPU it can use.";
+      if (s.gpus.empty()) {
+        f.severity = Severity::info;
+        f.detail += " Here that follows from the missing GPU (L1).";
+      }
+    }
+    out.push_back(std::move(f));
+    return;
+  }
+  if (d.init.code == 999) {
+    auto f = make_finding("cuda-init-unknown-error");
+    f.evidence.push_back(evidence);
+    const bool uvm = module_loaded(s, "nvidia_uvm") && node_present(s, "/dev/nvidia-uvm");
+    f.detail = uvm ? "With nvidia-uvm in place, a GPU in a bad state is the usual cause (the kernel log shows Xid errors); "
+                     "a reset or reboot clears it."
+                   : "nvidia-uvm is not loaded or /dev/nvidia-uvm is missing: CUDA cannot initialise without it (common "
+                     "after a suspend and resume).";
+    if (!uvm) f.evidence.emplace_back("nvidia_uvm module or /dev/nvidia-uvm missing");
+    f.fix = uvm ? Fix{"Read the kernel log; reset the GPU or reboot.", {"sudo dmesg | grep -i xid", "sudo nvidia-smi -r"}}
+                : Fix{"Reload nvidia-uvm.", {"sudo rmmod nvidia_uvm; sudo modprobe nvidia_uvm", "sudo nvidia-modprobe -u -c=0"}};
+    out.push_back(std::move(f));
+    return;
+  }
+  if (d.init.code == 804) {
+    auto f = make_finding("cuda-forward-compat-unsupported");
+    f.evidence.push_back(evidence);
+    f.detail = "The libcuda loaded comes from a CUDA forward-compatibility package (cuda-compat), which only data-center "
+               "GPUs support; on GeForce and workstation GPUs use the installed driver's own libcuda.";
+    f.fix = {"Take the compat directory off the loader path (often /usr/local/cuda/compat in containers).",
+             {"echo \"$LD_LIBRARY_PATH\" | tr : '\\n' | grep -n compat", "grep -rn compat /etc/ld.so.conf.d/"}};
+    out.push_back(std::move(f));
+    return;
+  }
+  if (d.init.code != 0) {
+    auto f = make_finding("cuda-init-failed");
+    f.title = fmt::format("cuInit fails: {}", call_text(d.init, kb, "driver"));
+    if (const auto* e = kb.cuda_error("driver", d.init.code)) f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
+    f.evidence.push_back(evidence);
+    f.fix = {"Read the kernel log for NVRM errors.", {"sudo dmesg | grep -i -e NVRM -e xid"}};
+    out.push_back(std::move(f));
+    return;
+  }
+  for (const auto& dev : d.devices)
+    if (dev.context.code != 0) {
+      auto f = make_finding("cuda-context-failed");
+      f.title = fmt::format("No CUDA context on GPU {} {}: {}", dev.index, dev.name, call_text(dev.context, kb, "driver"));
+      if (const auto* e = kb.cuda_error("driver", dev.context.code)) f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
+      f.evidence.push_back(evidence);
+      f.fix = {"See which processes hold the GPU and its compute mode.", {"nvidia-smi", "nvidia-smi -q -d COMPUTE"}};
+      out.push_back(std::move(f));
+    }
+  auto f = make_finding("cuda-driver-ok");
+  std::vector<std::string> names;
+  for (const auto& dev : d.devices) names.push_back(fmt::format("{} (cc {})", dev.name, dev.compute_capability));
+  f.title = fmt::format("CUDA driver API {}: {} device{}{}", cuda_str(d.driver_version), d.devices.size(),
+                        d.devices.size() == 1 ? "" : "s", names.empty() ? "" : ", " + fmt::format("{}", fmt::join(names, ", ")));
+  f.evidence.push_back(evidence);
+  for (const auto& dev : d.devices)
+    f.evidence.push_back(fmt::format("device {} {}: {:.1f} GiB, {} SMs, {} MHz, memory {} MHz x {} bits, {}", dev.index,
+                                     dev.pci_bus_id, static_cast<double>(dev.memory_total_bytes) / (1 << 30),
+                                     dev.multiprocessors, dev.clock_mhz, dev.memory_clock_mhz, dev.memory_bus_width_bits,
+                                     dev.context.code == 0 ? "context ok" : "no context"));
+  out.push_back(std::move(f));
+}
+
+void cudart_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+  for (const auto& c : s.runtime.cudarts) {
+    const auto rt = cuda_str(c.runtime_version);
+    const auto who = fmt::format("CUDA runtime {} ({})", rt, c.origin);
+    if (c.outcome.status != "ok") {
+      auto f = make_finding("cuda-runtime-failed");
+      f.title = outcome_title(c.outcome, who, c.library);
+      f.evidence.push_back(fmt::format("child process: {}: {}", c.outcome.status, c.outcome.message));
+      out.push_back(std::move(f));
+      continue;
+    }
+    const auto evidence =
+        fmt::format("{}: cudaRuntimeGetVersion = {} ({}), cudaDriverGetVersion = {} ({}), cudaGetDeviceCount = {}",
+                    c.library, c.runtime_version, rt, c.driver_version, cuda_str(c.driver_version),
+                    call_text(c.device_count_call, kb, "runtime"));
+    const int code = c.device_count_call.code;
+    if (code == 35 && (c.driver_library.empty() || c.driver_version == 0)) {
+      auto f = make_finding("runtime-without-driver");
+      f.title = fmt::format("{} finds no CUDA driver: error 35", who);
+      f.detail = "Error 35 (cudaErrorInsufficientDriver) here means there is no driver at all: no libcuda.so.1 for the "
+                 "runtime to load. It does not mean a driver that is too old.";
+      f.evidence.push_back(evidence);
+      f.evidence.emplace_back("libcuda.so.1: not found by the loader");
+      f.fix = {"Install the NVIDIA driver (or, in a container, start it with the GPU and driver passed in).", {"cudoctor plan"}};
+      out.push_back(std::move(f));
+    } else if (code == 35) {
+      auto f = make_finding("runtime-too-new-for-driver");
+      f.title = fmt::format("{} is newer than the driver, which supports CUDA {}: error 35", who, cuda_str(c.driver_version));
+      const auto runtime = util::Version::parse(rt);
+      const auto need = runtime ? kb.min_driver_for_cuda(*runtime) : std::nullopt;
+      const auto floor = runtime ? kb.minor_compat_floor(runtime->major()) : std::nullopt;
+      f.detail = fmt::format("A CUDA {} runtime needs a driver for CUDA {} or newer{}. The driver reports CUDA {}.", rt,
+                             rt, floor ? fmt::format(" (≥ {} natively, any {}.x from ≥ {})", need ? need->str() : "?",
+                                                     runtime->major(), floor->str())
+                                       : "",
+                             cuda_str(c.driver_version));
+      f.evidence.push_back(evidence);
+      if (!s.driver.kernel_module.version.empty())
+        f.evidence.push_back(fmt::format("kernel module {}", s.driver.kernel_module.version));
+      f.fix = {fmt::format("Upgrade the driver to ≥ {}, or use a build for CUDA {} or older.",
+                           (floor ? *floor : need.value_or(util::Version{})).str(), cuda_str(c.driver_version)),
+               {"cudoctor plan"}};
+      out.push_back(std::move(f));
+    } else if (code == 34) {
+      auto f = make_finding("cuda-stub-driver");
+      f.title = fmt::format("{} loaded the toolkit's stub libcuda: error 34", who);
+      f.detail = "The runtime found the stub libcuda.so from a toolkit's lib/stubs, not the driver's.";
+      f.evidence.push_back(evidence);
+      f.fix = {"Remove the stubs directory from LD_LIBRARY_PATH and /etc/ld.so.conf.d.", {"sudo ldconfig"}};
+      out.push_back(std::move(f));
+    } else if (code == 100) {
+      if (s.runtime.driver_api.init.code == 100) continue;  // the driver API finding says it
+      auto f = make_finding("cuda-no-device");
+      f.title = fmt::format("{}: no CUDA device", who);
+      f.evidence.push_back(evidence);
+      out.push_back(std::move(f));
+    } else if (code != 0) {
+      auto f = make_finding("cuda-runtime-failed");
+      f.title = fmt::format("{}: cudaGetDeviceCount = {}", who, call_text(c.device_count_call, kb, "runtime"));
+      if (const auto* e = kb.cuda_error("runtime", code)) f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
+      f.evidence.push_back(evidence);
+      out.push_back(std::move(f));
+    } else if (c.set_device.code > 0) {
+      auto f = make_finding("cuda-runtime-failed");
+      f.title = fmt::format("{}: cudaSetDevice(0) = {}", who, call_text(c.set_device, kb, "runtime"));
+      if (const auto* e = kb.cuda_error("runtime", c.set_device.code)) f.detail = e->meaning;
+      f.evidence.push_back(evidence);
+      out.push_back(std::move(f));
+    } else {
+      auto f = make_finding("cuda-runtime-ok");
+      f.title = fmt::format("{}: {} device{}", who, c.device_count, c.device_count == 1 ? "" : "s");
+      f.evidence.push_back(evidence);
+      out.push_back(std::move(f));
+    }
+  }
+}
+
+void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+  for (const auto& c : s.runtime.compute) {
+    const auto gpu = fmt::format("GPU {}", c.device);
+    if (c.outcome.status != "ok") {
+      auto f = make_finding("compute-failed");
+      f.title = outcome_title(c.outcome, "The computation check on " + gpu, c.cudart);
+      f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", c.outcome.status, c.outcome.seconds, c.outcome.message));
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (c.allocation.code != 0) {
+      auto f = make_finding(c.allocation.code == 2 ? "gpu-out-of-memory" : "compute-failed");
+      f.title = fmt::format("{}: {} MiB cannot be allocated: {}", gpu, (c.copies.empty() ? 64u : c.copies.front().bytes >> 20),
+                            call_text(c.allocation, kb, "runtime"));
+      for (const auto& g : s.gpus)
+        if (g.nvml && g.nvml->index == c.device)
+          f.evidence.push_back(fmt::format("NVML: {:.1f} of {:.1f} GiB in use",
+                                           static_cast<double>(g.nvml->memory_used_bytes) / (1 << 30),
+                                           static_cast<double>(g.nvml->memory_total_bytes) / (1 << 30)));
+      f.fix = {"See which processes hold the GPU's memory.", {"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"}};
+      out.push_back(std::move(f));
+      continue;
+    }
+    bool bad = false;
+    for (const auto& k : c.copies)
+      if (!k.matches && k.kind.starts_with("d2h")) {
+        auto f = make_finding("copy-corrupted");
+        f.title = fmt::format("{}: {} MiB copied to the GPU and back ({}) came back changed", gpu, k.bytes >> 20, k.kind);
+        f.detail = "Host-device transfers corrupt data: a failing GPU, its memory, or the PCIe link.";
+        f.fix = {"Check for Xid and PCIe errors; run the GPU's memory test.", {"sudo dmesg | grep -i -e xid -e aer"}};
+        out.push_back(std::move(f));
+        bad = true;
+      }
+    for (const auto& g : c.gemms) {
+      if (g.status.code > 0) {
+        auto f = make_finding("gemm-failed");
+        f.title = fmt::format("{}: {} GEMM fails: {} {}", gpu, g.dtype, g.status.name, g.status.message);
+        f.evidence.push_back(fmt::format("cuBLAS: {}", c.cublas));
+        out.push_back(std::move(f));
+        bad = true;
+      } else if (!g.passed) {
+        auto f = make_finding("gemm-wrong-result");
+        f.title = fmt::format("{}: {} GEMM is wrong by {:.3g} (tolerance {:.3g})", gpu, g.dtype, g.max_abs_error, g.tolerance);
+        f.detail = fmt::format("A {}x{}x{} product of values in [-1, 1] differs from the CPU's by more than fp32 rounding "
+                               "allows: a faulty GPU, a broken library, or a math mode that changes results.",
+                               g.m, g.n, g.k);
+        f.evidence.push_back(fmt::format("cuBLAS: {}", c.cublas));
+        f.fix = {"Check NVIDIA_TF32_OVERRIDE and CUBLAS_* variables, then the GPU (Xid errors, nvidia-smi -q -d ECC).",
+                 {"env | grep -e TF32 -e CUBLAS", "nvidia-smi -q -d ECC"}};
+        out.push_back(std::move(f));
+        bad = true;
+      }
+    }
+    if (bad) continue;
+    auto f = make_finding("compute-ok");
+    std::string copies, gemms;
+    for (const auto& k : c.copies) copies += fmt::format("{}{} {:.1f} GB/s", copies.empty() ? "" : ", ", k.kind, k.gb_per_s);
+    for (const auto& g : c.gemms)
+      gemms += fmt::format("{}{} {:.1f} TFLOP/s", gemms.empty() ? "" : ", ", g.dtype, g.tflops);
+    f.title = fmt::format("{}: copies match; GEMMs match the CPU ({})", gpu, gemms);
+    f.evidence.push_back("copies: " + copies);
+    for (const auto& g : c.gemms)
+      f.evidence.push_back(fmt::format("{} {}x{}x{}: max error {:.3g} (tolerance {:.3g}); {} TFLOP/s at n={}", g.dtype, g.m,
+                                       g.n, g.k, g.max_abs_error, g.tolerance, g.tflops, g.throughput_size));
+    f.evidence.push_back(fmt::format("libraries: {}, {}", c.cudart, c.cublas));
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> runtime_rules(const Snapshot& s, const kb::KnowledgeBase& kb) {
+  std::vector<Finding> out;
+  if (!s.runtime.ran) return out;
+  driver_api_rules(s, kb, out);
+  cudart_rules(s, kb, out);
+  compute_rules(s, kb, out);
+  if (s.runtime.compute.empty()) {
+    auto f = make_finding("compute-not-run");
+    f.title = s.runtime.driver_api.devices.empty() ? "Computation check not run: no CUDA device answered"
+                                                   : "Computation check not run: no CUDA runtime works with this driver";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace cudoctor::rules
