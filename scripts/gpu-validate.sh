@@ -67,6 +67,35 @@ for r in smi:
     check(f"GPU {idx} PCIe max gen x width", f'{n["pcie_gen_max"]} x{n["pcie_width_max"]}', f"{gen} x{width}")
     check(f"GPU {idx} persistence", n["persistence_mode"], {"Enabled": "enabled", "Disabled": "disabled"}.get(pers, pers))
     check(f"GPU {idx} sysfs link width", g["pci"]["max_link_width"], width)
+# L4: the driver API and the runtimes, against nvidia-smi.
+rt = rep.get("runtime") or {}
+da = rt.get("driver_api") or {}
+devs = {d["pci_bus_id"]: d for d in da.get("devices", [])}
+check("L4 cuInit", (da.get("init") or {}).get("name", "?"), "CUDA_SUCCESS", (da.get("init") or {}).get("code") == 0)
+check("L4 driver API CUDA version", f'{da.get("driver_version",0)//1000}.{(da.get("driver_version",0)%1000)//10}', m.group(1) if m else "?")
+check("L4 device count", len(devs), len(smi))
+for r in smi:
+    idx, name, bus = r[0], r[1], r[3]
+    bus_sysfs = bus.lower()[4:] if len(bus) == 16 else bus.lower()
+    d = devs.get(bus_sysfs)
+    if not d:
+        check(f"L4 device at {bus_sysfs}", "missing", "present", False); continue
+    check(f"L4 device {idx} name", d["name"], name)
+    check(f"L4 device {idx} compute capability", d["compute_capability"], r[6])
+    check(f"L4 device {idx} context", d["context"]["name"] or d["context"]["code"], "CUDA_SUCCESS", d["context"]["code"] == 0)
+    rows.append((f"L4 device {idx} memory (driver API vs NVML)", f'{d["memory_total_bytes"]>>20} MiB', f"{r[5]} MiB", "INFO"))
+for c in rt.get("cudarts", []):
+    check(f'L4 runtime {c["library"]}', f'{c["runtime_version"]} -> {c["device_count_call"]["name"] or c["device_count_call"]["code"]}, {c["device_count"]} devices',
+          f"{len(smi)} devices", c["device_count_call"]["code"] == 0 and c["device_count"] == len(smi))
+# L5: the computation check.
+for c in rt.get("compute", []):
+    check(f'L5 device {c["device"]} child', c["outcome"]["status"], "ok")
+    for k in c.get("copies", []):
+        check(f'L5 device {c["device"]} copy {k["kind"]} matches', k["matches"] or k["kind"].startswith("h2d"), True)
+        rows.append((f'L5 device {c["device"]} copy {k["kind"]}', f'{k["gb_per_s"]:.1f} GB/s', f'{k["bytes"]>>20} MiB', "INFO"))
+    for g in c.get("gemms", []):
+        check(f'L5 device {c["device"]} GEMM {g["dtype"]} vs CPU', f'err {g["max_abs_error"]:.2e}', f'tol {g["tolerance"]:.2e}', g["passed"])
+        rows.append((f'L5 device {c["device"]} GEMM {g["dtype"]} n={g["throughput_size"]}', f'{g["tflops"]:.1f} TFLOP/s', "", "INFO"))
 for lib in rep["driver"]["libraries"]:
     check(f'{lib["soname"]} version = kernel module', lib["version"] or lib["real_path"],
           rep["driver"]["kernel_module"]["version"], lib["version"] == rep["driver"]["kernel_module"]["version"])
@@ -80,6 +109,20 @@ try:
     check(f'torch {t["v"]} (CUDA {t["cuda"]}) device count', len(nv), t["n"])
     check("torch device names", names, t["names"])
     check("torch compute capabilities", ccs, t["cc"])
+    # PyTorch's own throughput for the same products, as a reference for L5's figures.
+    bench = ("import json,time,torch\nr={}\n"
+             "for name,dt in (('fp32',torch.float32),('fp16',torch.float16),('bf16',torch.bfloat16)):\n"
+             "  torch.backends.cuda.matmul.allow_tf32=False\n"
+             "  a=torch.rand(4096,4096,device='cuda',dtype=dt);b=torch.rand(4096,4096,device='cuda',dtype=dt)\n"
+             "  a@b;torch.cuda.synchronize();t=time.perf_counter()\n"
+             "  for _ in range(5): a@b\n"
+             "  torch.cuda.synchronize();r[name]=2*4096**3*5/(time.perf_counter()-t)/1e12\n"
+             "print(json.dumps(r))")
+    tb = json.loads(subprocess.run([sys.executable, "-c", bench], capture_output=True, text=True, timeout=300).stdout)
+    for c in rt.get("compute", []):
+        for g in c.get("gemms", []):
+            if g["dtype"] in tb:
+                rows.append((f'L5 GEMM {g["dtype"]}: cudoctor vs torch', f'{g["tflops"]:.1f} TFLOP/s', f'{tb[g["dtype"]]:.1f} TFLOP/s', "INFO"))
 except Exception as e:
     rows.append(("torch", "-", f"not checked: {e}", "SKIP"))
 times = []
