@@ -95,3 +95,25 @@ TEST(Judge, LowestLayerErrorIsTheBreak) {
 
 }  // namespace
 }  // namespace cudoctor::rules
+
+namespace cudoctor::rules {
+namespace {
+
+TEST(RulesOnH200, RuntimeAndComputeFromTheRealMachine) {
+  const auto snap = h200();
+  ASSERT_TRUE(snap.runtime.ran);
+  const auto fs = run_all(snap, kb::builtin());
+  EXPECT_EQ(find(fs, "cuda-driver-ok")->title, "CUDA driver API 13.0: 1 device, NVIDIA H200 (cc 9.0)");
+  ASSERT_NE(find(fs, "compute-ok"), nullptr);
+  EXPECT_NE(find(fs, "compute-ok")->title.find("bf16"), std::string::npos);
+  // The same machine with a GEMM that came back wrong.
+  auto broken = snap;
+  broken.runtime.compute[0].gemms[1].passed = false;
+  broken.runtime.compute[0].gemms[1].max_abs_error = 0.5;
+  const auto bad = run_all(broken, kb::builtin());
+  ASSERT_NE(find(bad, "gemm-wrong-result"), nullptr);
+  EXPECT_EQ(report::judge(bad).break_layer, Layer::L5);
+}
+
+}  // namespace
+}  // namespace cudoctor::rules

@@ -286,7 +286,7 @@ void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<F
     f.title = fmt::format("{}: copies match; GEMMs match the CPU ({})", gpu, gemms);
     f.evidence.push_back("copies: " + copies);
     for (const auto& g : c.gemms)
-      f.evidence.push_back(fmt::format("{} {}x{}x{}: max error {:.3g} (tolerance {:.3g}); {} TFLOP/s at n={}", g.dtype, g.m,
+      f.evidence.push_back(fmt::format("{} {}x{}x{}: max error {:.3g} (tolerance {:.3g}); {:.1f} TFLOP/s at n={}", g.dtype, g.m,
                                        g.n, g.k, g.max_abs_error, g.tolerance, g.tflops, g.throughput_size));
     f.evidence.push_back(fmt::format("libraries: {}, {}", c.cudart, c.cublas));
     out.push_back(std::move(f));
