@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/rules/rules.hpp"
 #include "cudoctor/util/version.hpp"
@@ -224,6 +226,39 @@ void cudart_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Fi
   }
 }
 
+// Usable bandwidth of a PCIe link in GB/s per direction: transfer rate x lanes x encoding
+// efficiency / 8 bits (PCI Express Base Specification: 8b/10b up to 5 GT/s, 128b/130b from
+// 8 GT/s; 64 GT/s uses FLIT mode, taken as 242/256).
+double pcie_gb_per_s(int generation, int lanes) {
+  const double gts[] = {0, 2.5, 5, 8, 16, 32, 64};
+  if (generation < 1 || generation > 6 || lanes <= 0) return 0;
+  const double efficiency = generation <= 2 ? 0.8 : generation <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
+  return gts[generation] * lanes * efficiency / 8.0;
+}
+
+void bandwidth_rule(const Snapshot& s, const snapshot::ComputeCheck& c, std::vector<Finding>& out) {
+  const snapshot::NvmlGpu* nvml = nullptr;
+  for (const auto& g : s.gpus)
+    if (g.nvml && g.nvml->index == c.device) nvml = &*g.nvml;
+  if (!nvml) return;
+  const double link = pcie_gb_per_s(nvml->pcie_gen_max, nvml->pcie_width_max);
+  double best = 0;
+  for (const auto& k : c.copies)
+    if (k.kind.ends_with("pinned")) best = std::max(best, k.gb_per_s);
+  // Pinned copies of 64 MiB reach 75-90 % of the link on a healthy machine; under 40 %
+  // the link trained narrower or slower than it can, or something else holds the bus.
+  if (link <= 0 || best <= 0 || best >= 0.4 * link) return;
+  auto f = make_finding("copy-bandwidth-low");
+  f.title = fmt::format("GPU {}: pinned copies reach {:.1f} GB/s of the {:.1f} GB/s a PCIe gen {} x{} link allows", c.device,
+                        best, link, nvml->pcie_gen_max, nvml->pcie_width_max);
+  f.detail = "The link may be running below its capability (a riser, a slot wired x8 or x4, a link that trained down), "
+             "or another device shares it.";
+  f.evidence.push_back(fmt::format("NVML: PCIe gen {} x{} now, gen {} x{} at most", nvml->pcie_gen_current,
+                                   nvml->pcie_width_current, nvml->pcie_gen_max, nvml->pcie_width_max));
+  f.fix = {"Check the link under load and the slot the GPU sits in.", {"nvidia-smi -q -d PCIE", "sudo lspci -vv -d 10de: | grep -i -e lnkcap -e lnksta"}};
+  out.push_back(std::move(f));
+}
+
 void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
   for (const auto& c : s.runtime.compute) {
     const auto gpu = fmt::format("GPU {}", c.device);
@@ -278,6 +313,7 @@ void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<F
       }
     }
     if (bad) continue;
+    bandwidth_rule(s, c, out);
     auto f = make_finding("compute-ok");
     std::string copies, gemms;
     for (const auto& k : c.copies) copies += fmt::format("{}{} {:.1f} GB/s", copies.empty() ? "" : ", ", k.kind, k.gb_per_s);
