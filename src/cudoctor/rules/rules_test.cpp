@@ -109,7 +109,8 @@ TEST(RulesOnH200, RuntimeAndComputeFromTheRealMachine) {
   EXPECT_EQ(find(fs, "copy-bandwidth-low"), nullptr) << "53 GB/s on a gen 5 x16 link is healthy";
   auto slow = snap;
   for (auto& k : slow.runtime.compute[0].copies) k.gb_per_s /= 10;
-  const auto* low = find(run_all(slow, kb::builtin()), "copy-bandwidth-low");
+  const auto slow_findings = run_all(slow, kb::builtin());
+  const auto* low = find(slow_findings, "copy-bandwidth-low");
   ASSERT_NE(low, nullptr);
   EXPECT_NE(low->title.find("of the 63.0 GB/s a PCIe gen 5 x16 link allows"), std::string::npos) << low->title;
   // The same machine with a GEMM that came back wrong.

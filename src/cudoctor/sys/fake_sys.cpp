@@ -88,6 +88,24 @@ util::Result<std::string> FakeSys::read_file(std::string_view path, std::size_t 
   return n->content;
 }
 
+namespace {
+class StringBlob final : public Blob {
+public:
+  explicit StringBlob(std::string s) : m_s(std::move(s)) {}
+  const unsigned char* data() const override { return reinterpret_cast<const unsigned char*>(m_s.data()); }
+  std::size_t size() const override { return m_s.size(); }
+
+private:
+  std::string m_s;
+};
+}  // namespace
+
+util::Result<std::shared_ptr<const Blob>> FakeSys::map_file(std::string_view path) const {
+  auto r = read_file(path, std::size_t{1} << 40);
+  if (!r) return util::error(r.error());
+  return std::shared_ptr<const Blob>(std::make_shared<StringBlob>(std::move(r).value()));
+}
+
 util::Result<std::vector<std::string>> FakeSys::list_dir(std::string_view path) const {
   auto c = canonical(path);
   if (!c) return util::error(std::string(path) + ": No such file or directory");

@@ -21,6 +21,7 @@ public:
   FakeSys& set_identity(Identity id);
 
   util::Result<std::string> read_file(std::string_view path, std::size_t max_bytes = 1 << 20) const override;
+  util::Result<std::shared_ptr<const Blob>> map_file(std::string_view path) const override;
   util::Result<std::vector<std::string>> list_dir(std::string_view path) const override;
   util::Result<std::string> read_link(std::string_view path) const override;
   FileStat stat(std::string_view path, bool follow = true) const override;

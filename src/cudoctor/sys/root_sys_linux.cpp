@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -48,6 +49,22 @@ public:
 
 private:
   int m_fd;
+};
+
+class MappedBlob final : public Blob {
+public:
+  MappedBlob(void* p, std::size_t n) : m_p(p), m_n(n) {}
+  ~MappedBlob() override {
+    if (m_p) ::munmap(m_p, m_n);
+  }
+  MappedBlob(const MappedBlob&) = delete;
+  MappedBlob& operator=(const MappedBlob&) = delete;
+  const unsigned char* data() const override { return static_cast<const unsigned char*>(m_p); }
+  std::size_t size() const override { return m_n; }
+
+private:
+  void* m_p;
+  std::size_t m_n;
 };
 
 class RootSys final : public Sys {
@@ -116,6 +133,21 @@ public:
         return util::error(std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes");
     }
     return out;
+  }
+
+  util::Result<std::shared_ptr<const Blob>> map_file(std::string_view path) const override {
+    const auto host = resolved(path);
+    Fd fd(::open(host.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    if (fd.get() < 0) return util::error(std::string(path) + ": " + errno_text(errno));
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
+    if (S_ISDIR(st.st_mode)) return util::error(std::string(path) + ": is a directory");
+    if (!S_ISREG(st.st_mode)) return util::error(std::string(path) + ": not a regular file");
+    const auto n = static_cast<std::size_t>(st.st_size);
+    if (n == 0) return std::shared_ptr<const Blob>(std::make_shared<MappedBlob>(nullptr, 0));
+    void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    if (p == MAP_FAILED) return util::error(std::string(path) + ": " + errno_text(errno));
+    return std::shared_ptr<const Blob>(std::make_shared<MappedBlob>(p, n));
   }
 
   util::Result<std::vector<std::string>> list_dir(std::string_view path) const override {

@@ -4,6 +4,7 @@
 // Paths given to and returned by Sys are logical ("/proc/modules"), never the host path of
 // a fixture.
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,14 @@
 #include "cudoctor/util/result.hpp"
 
 namespace cudoctor::sys {
+
+// The bytes of a file, mapped read-only (or held in memory by FakeSys).
+class Blob {
+public:
+  virtual ~Blob() = default;
+  virtual const unsigned char* data() const = 0;
+  virtual std::size_t size() const = 0;
+};
 
 enum class FileType { missing, regular, directory, symlink, char_device, block_device, fifo, socket, other };
 
@@ -53,6 +62,9 @@ public:
   // Reads a whole regular file, at most max_bytes (a longer file is an error). Refuses
   // fifos and devices so a hostile tree cannot make a probe block.
   virtual util::Result<std::string> read_file(std::string_view path, std::size_t max_bytes = 1 << 20) const = 0;
+  // Maps a whole regular file read-only (binaries: ELF, ld.so.cache). Refuses other file
+  // types like read_file.
+  virtual util::Result<std::shared_ptr<const Blob>> map_file(std::string_view path) const = 0;
   // Names in a directory, sorted, without "." and "..".
   virtual util::Result<std::vector<std::string>> list_dir(std::string_view path) const = 0;
   // The target of a symbolic link, as written in the link.
