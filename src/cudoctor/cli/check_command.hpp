@@ -17,6 +17,11 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
 // `cudoctor plan`; 0 when some build runs, 1 when none does, 2 on bad input.
 int run_plan(const CommonOptions& o, const PlanOptions& p, const char* tool_version);
 
+// `cudoctor ldd FILE…`: 0 all resolved, 1 a library or symbol version missing, 2 unreadable.
+int run_ldd(const CommonOptions& o, const LddOptions& l);
+// `cudoctor archs FILE…`: 0 listed (and, with --cc, runs), 1 does not run there, 2 unreadable.
+int run_archs(const CommonOptions& o, const ArchsOptions& a);
+
 // `cudoctor kb [gpu|driver|error|toolkit QUERY]`; 0 answered, 1 nothing matched.
 int run_kb(const CommonOptions& o, const KbOptions& k);
 

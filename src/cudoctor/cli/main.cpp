@@ -46,6 +46,18 @@ int main(int argc, char** argv) {
         ->type_name("NAME[==V]");
     plan->add_flag("--all", po.all, "Every build of every release, not only the best of each");
 
+    cudoctor::cli::LddOptions lo;
+    auto* ldd = app.add_subcommand("ldd", "Which shared libraries each file loads, and why each one (ld.so-exact)");
+    ldd->add_option("files", lo.files, "ELF executables or libraries")->required();
+    ldd->add_option("--why", lo.why, "Explain how one library was found (or not)")->type_name("LIB");
+    ldd->add_option("--ld-library-path", lo.ld_library_path, "Resolve with this LD_LIBRARY_PATH instead of the environment's")
+        ->type_name("DIRS");
+
+    cudoctor::cli::ArchsOptions ao;
+    auto* archs = app.add_subcommand("archs", "The SM (cubin) and PTX architectures in the files' CUDA fatbins");
+    archs->add_option("files", ao.files, "ELF files")->required();
+    archs->add_option("--cc", ao.cc, "Also say whether each file can run on this compute capability")->type_name("X.Y");
+
     cudoctor::cli::KbOptions ko;
     auto* kbc = app.add_subcommand("kb", "What the knowledge base holds, or one answer from it");
     kbc->add_option("topic", ko.topic, "gpu, driver, toolkit or error")
@@ -68,6 +80,8 @@ int main(int argc, char** argv) {
     }
     if (plan->parsed()) return cudoctor::cli::run_plan(o, po, CUDOCTOR_VERSION);
     if (kbc->parsed()) return cudoctor::cli::run_kb(o, ko);
+    if (ldd->parsed()) return cudoctor::cli::run_ldd(o, lo);
+    if (archs->parsed()) return cudoctor::cli::run_archs(o, ao);
     return cudoctor::cli::run_check(o, CUDOCTOR_VERSION);
   } catch (const std::exception& e) {
     std::fflush(stdout);

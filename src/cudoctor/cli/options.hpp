@@ -1,6 +1,8 @@
 #pragma once
 // Options shared by every subcommand, as the command line gives them.
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace cudoctor::cli {
 
@@ -24,6 +26,17 @@ struct PlanOptions {
   std::string driver;
   std::string framework;  // "torch" or "torch==2.5"
   bool all = false;
+};
+
+struct LddOptions {
+  std::vector<std::string> files;
+  std::string why;  // explain one library
+  std::optional<std::string> ld_library_path;  // --ld-library-path; else the environment's
+};
+
+struct ArchsOptions {
+  std::vector<std::string> files;
+  std::string cc;  // --cc X.Y: can each file run there
 };
 
 struct KbOptions {

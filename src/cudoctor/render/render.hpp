@@ -2,6 +2,10 @@
 // Renderers: they read a report and print it; they decide nothing.
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "cudoctor/elf/fatbin.hpp"
+#include "cudoctor/ld/resolver.hpp"
 #include "cudoctor/plan/plan.hpp"
 #include "cudoctor/report/report.hpp"
 
@@ -21,6 +25,14 @@ std::string markdown(const report::Report& r, const Options& o);
 std::string plan_text(const plan::Plan& p, const Options& o, bool all);
 std::string plan_json(const plan::Plan& p);
 inline constexpr std::size_t k_plan_width = 100;
+
+// `cudoctor ldd`: the tree with the rule that found each library; --why for one library.
+std::string ldd_text(const ld::Tree& t, const Options& o);
+std::string ldd_why(const ld::Tree& t, const std::string& lib);
+nlohmann::json ldd_json(const ld::Tree& t);
+// `cudoctor archs`.
+std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb);
+nlohmann::json archs_json(const std::string& file, const std::optional<elf::Fatbin>& fb);
 
 // `cudoctor kb`.
 std::string kb_summary(const kb::KnowledgeBase& kb, bool verbose);

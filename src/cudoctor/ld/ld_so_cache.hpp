@@ -1,0 +1,35 @@
+#pragma once
+// /etc/ld.so.cache, parsed as glibc's elf/dl-cache.c reads it: the old "ld.so-1.7.0" format,
+// the new "glibc-ld.so.cache1.1" format, or both in one file; with the extension section
+// that names glibc-hwcaps subdirectories.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudoctor/util/result.hpp"
+
+namespace cudoctor::ld {
+
+struct CacheEntry {
+  std::string name;   // the key: "libc.so.6"
+  std::string path;   // "/lib/x86_64-linux-gnu/libc.so.6"
+  std::int32_t flags = 0;  // FLAG_ELF_LIBC6 | FLAG_X8664_LIB64 = 0x0303, …
+  std::uint64_t hwcap = 0;
+  std::string hwcaps_subdir;  // "x86-64-v3" for a glibc-hwcaps entry, else ""
+};
+
+struct LdSoCache {
+  std::string format;  // "new", "old", "old+new"
+  std::vector<CacheEntry> entries;  // in file order (sorted by glibc)
+};
+
+util::Result<LdSoCache> parse_ld_so_cache(const unsigned char* data, std::size_t size);
+
+// glibc's flag values (sysdeps/generic/ldconfig.h).
+inline constexpr std::int32_t k_flag_type_mask = 0x00ff;
+inline constexpr std::int32_t k_flag_elf_libc6 = 0x0003;
+inline constexpr std::int32_t k_flag_required_mask = 0xff00;
+inline constexpr std::int32_t k_flag_x8664_lib64 = 0x0300;
+inline constexpr std::int32_t k_flag_aarch64_lib64 = 0x0a00;
+
+}  // namespace cudoctor::ld

@@ -1,0 +1,136 @@
+// `cudoctor ldd` and `cudoctor archs`: the loader's tree and the fatbin's architectures.
+#include <fmt/format.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "cudoctor/render/render.hpp"
+
+namespace cudoctor::render {
+namespace {
+
+std::string reason(const ld::Object& o) {
+  if (o.lookup.rule == "DT_RPATH" || o.lookup.rule == "DT_RUNPATH") {
+    const auto colon = o.lookup.detail.rfind(": ");
+    return o.lookup.rule + " " + (colon == std::string::npos ? "" : o.lookup.detail.substr(colon + 2));
+  }
+  return o.lookup.rule;
+}
+
+}  // namespace
+
+std::string ldd_text(const ld::Tree& t, const Options& o) {
+  const auto paint = [&](const char* code, const std::string& s) {
+    return o.color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
+  };
+  std::string out = t.objects[0].path + "\n";
+  std::vector<bool> shown(t.objects.size(), false);
+  shown[0] = true;
+  std::function<void(int, const std::string&)> walk = [&](int i, const std::string& prefix) {
+    const auto& needs = t.objects[static_cast<std::size_t>(i)].needs;
+    for (std::size_t k = 0; k < needs.size(); ++k) {
+      const bool last = k + 1 == needs.size();
+      const auto& [name, idx] = needs[k];
+      const auto& c = t.objects[static_cast<std::size_t>(idx)];
+      std::string line = prefix + (last ? "└── " : "├── ") + name;
+      if (!c.found) {
+        line += " => " + paint("31;1", "not found");
+        out += line + "\n";
+        continue;
+      }
+      const bool first = !shown[static_cast<std::size_t>(idx)] && c.parent == i;
+      line += " => " + c.path + "  " + paint("2", "[" + (first ? reason(c) : "already loaded") + "]");
+      for (const auto& v : c.missing_versions) line += "\n" + prefix + (last ? "    " : "│   ") + paint("31", "  version " + v + " not found");
+      out += line + "\n";
+      if (first) {
+        shown[static_cast<std::size_t>(idx)] = true;
+        walk(idx, prefix + (last ? "    " : "│   "));
+      }
+    }
+  };
+  walk(0, "");
+  std::size_t missing = 0, versions = 0;
+  for (const auto& obj : t.objects) {
+    missing += !obj.found;
+    versions += obj.missing_versions.size();
+  }
+  for (const auto& v : t.objects[0].missing_versions) out += paint("31", "version " + v + " not found (required by " + t.objects[0].path + ")") + "\n";
+  if (missing || versions)
+    out += paint("31;1", fmt::format("{} librar{} not found, {} symbol version{} missing", missing, missing == 1 ? "y" : "ies",
+                                     versions, versions == 1 ? "" : "s")) + "\n";
+  return out;
+}
+
+std::string ldd_why(const ld::Tree& t, const std::string& lib) {
+  std::string out;
+  for (const auto& o : t.objects) {
+    const bool match = o.name == lib || o.soname == lib || (!o.path.empty() && o.path.ends_with("/" + lib)) || o.path == lib;
+    if (!match) continue;
+    out += fmt::format("{}\n", o.name);
+    out += o.found ? fmt::format("  loaded from {}\n  because: {}{}\n", o.path, o.lookup.rule,
+                                 o.lookup.detail.empty() ? "" : " (" + o.lookup.detail + ")")
+                   : "  not found\n";
+    std::string chain;
+    for (int p = o.parent; p >= 0; p = t.objects[static_cast<std::size_t>(p)].parent)
+      chain += (chain.empty() ? "" : " <- ") + t.objects[static_cast<std::size_t>(p)].path;
+    if (!chain.empty()) out += "  needed by: " + chain + "\n";
+    if (!o.lookup.searched.empty()) {
+      out += "  searched, in order:\n";
+      for (const auto& d : o.lookup.searched) out += "    " + d + "\n";
+    }
+    for (const auto& r : o.lookup.rejected) out += fmt::format("  passed over {}: {}\n", r.path, r.why);
+    for (const auto& v : o.missing_versions) out += "  missing version " + v + "\n";
+  }
+  return out;
+}
+
+nlohmann::json ldd_json(const ld::Tree& t) {
+  nlohmann::json objs = nlohmann::json::array();
+  for (const auto& o : t.objects) {
+    nlohmann::json rejected = nlohmann::json::array();
+    for (const auto& r : o.lookup.rejected) rejected.push_back({{"path", r.path}, {"why", r.why}});
+    nlohmann::json needs = nlohmann::json::array();
+    for (const auto& [name, idx] : o.needs) needs.push_back({{"name", name}, {"object", idx}});
+    objs.push_back({{"name", o.name},
+                    {"path", o.found ? nlohmann::json(o.path) : nlohmann::json(nullptr)},
+                    {"soname", o.soname},
+                    {"found", o.found},
+                    {"rule", o.lookup.rule},
+                    {"detail", o.lookup.detail},
+                    {"searched", o.lookup.searched},
+                    {"rejected", rejected},
+                    {"parent", o.parent},
+                    {"needs", needs},
+                    {"missing_versions", o.missing_versions},
+                    {"error", o.error}});
+  }
+  return {{"file", t.objects[0].path}, {"objects", objs}};
+}
+
+std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb) {
+  if (!fb) return file + "\n  no CUDA fatbin (.nv_fatbin)\n";
+  const auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+    return s.empty() ? std::string("none") : s;
+  };
+  std::size_t compressed = 0;
+  for (const auto& e : fb->entries) compressed += e.compressed;
+  return fmt::format("{}\n  cubins: {}\n  PTX:    {}\n  {} entries in {} containers, {} compressed\n", file, join(fb->sm_archs()),
+                     join(fb->ptx_archs()), fb->entries.size(), fb->containers, compressed);
+}
+
+nlohmann::json archs_json(const std::string& file, const std::optional<elf::Fatbin>& fb) {
+  nlohmann::json j = {{"file", file}, {"has_fatbin", fb.has_value()}};
+  if (!fb) return j;
+  j["sm"] = fb->sm_archs();
+  j["ptx"] = fb->ptx_archs();
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& e : fb->entries)
+    entries.push_back({{"name", e.name()}, {"kind", e.raw_kind}, {"compressed", e.compressed}, {"size", e.size}});
+  j["entries"] = entries;
+  j["containers"] = fb->containers;
+  return j;
+}
+
+}  // namespace cudoctor::render
