@@ -34,7 +34,8 @@ def candidates(dirs, limit):
                     return
 
 def ldso(path, env):
-    r = subprocess.run([LDSO, "--list", path], capture_output=True, text=True, env=env, timeout=60)
+    # As ldd runs it: with LD_TRACE_LOADED_OBJECTS, missing libraries are listed as "not found".
+    r = subprocess.run([LDSO, path], capture_output=True, text=True, env=dict(env, LD_TRACE_LOADED_OBJECTS="1"), timeout=60)
     if r.returncode not in (0, 1) or "not a dynamic executable" in r.stderr + r.stdout:
         return None
     pairs = set()

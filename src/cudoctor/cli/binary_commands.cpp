@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "cudoctor/cli/check_command.hpp"
@@ -19,7 +20,11 @@ int run_ldd(const CommonOptions& o, const LddOptions& l) {
   std::string out;
   render::Options ropts;
   ropts.color = o.effective_format() == "text" && use_color(o);
-  for (const auto& f : l.files) {
+  for (const auto& given : l.files) {
+    // A relative path is taken from the current directory, as ld.so takes it.
+    const auto f = (sys->is_live() && !given.empty() && given.front() != '/')
+                       ? std::filesystem::current_path().string() + "/" + given
+                       : given;
     auto tree = resolver.load(f);
     if (!tree) {
       fmt::print(stderr, "cudoctor ldd: {}\n", tree.error());

@@ -102,11 +102,26 @@ std::optional<std::string> Resolver::verify(const std::string& path, const elf::
   return path;
 }
 
+namespace {
+// The directory part of a path as ld.so takes it: everything before the last slash, with no
+// normalisation ("/opt/app/bin/../lib/libx.so" keeps its "..", as ld.so prints it).
+std::string origin_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// A search directory as glibc's fillin_rpath keeps it: trailing slashes dropped, nothing else.
+std::string trim_dir(std::string d) {
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  return d;
+}
+}  // namespace
+
 std::vector<std::string> Resolver::expand(const std::string& list, const Object& owner) const {
   std::vector<std::string> out;
-  const auto origin = sys::dirname(owner.path);
+  const auto origin = origin_of(owner.path);
   for (const auto d : util::split(list, ':'))
-    if (!d.empty()) out.push_back(sys::normalize(substitute(std::string(d), origin, m_config)));
+    if (!d.empty()) out.push_back(trim_dir(substitute(std::string(d), origin, m_config)));
   return out;
 }
 
@@ -119,7 +134,7 @@ bool Resolver::search_dirs(const std::string& name, const std::vector<std::strin
     l.searched.push_back(dir);
     if (m_sys.stat(dir).type != sys::FileType::directory) continue;
     for (const auto& sub : subdirs) {
-      const auto candidate = sub.empty() ? sys::join(dir, name) : sys::join(sys::join(dir, sub), name);
+      const auto candidate = dir + "/" + (sub.empty() ? "" : sub + "/") + name;
       if (m_sys.stat(candidate).type == sys::FileType::missing) continue;
       std::string why;
       if (verify(candidate, main, why)) {
@@ -138,7 +153,7 @@ Lookup Resolver::search(const std::string& name, const Tree& tree, int requester
   Lookup l;
   if (name.find('/') != std::string::npos) {
     // A name with a slash is a path: no search (dl-load.c), DSTs expanded.
-    const auto path = sys::normalize(substitute(name, sys::dirname(loader.path), m_config));
+    const auto path = substitute(name, origin_of(loader.path), m_config);
     std::string why;
     l.rule = "path";
     if (m_sys.stat(path).type != sys::FileType::missing && verify(path, main, why)) {
@@ -174,10 +189,10 @@ Lookup Resolver::search(const std::string& name, const Tree& tree, int requester
   // 2. LD_LIBRARY_PATH.
   if (!m_config.ld_library_path.empty()) {
     std::vector<std::string> dirs;
-    for (const auto& d : m_config.ld_library_path) dirs.push_back(sys::normalize(substitute(d, "", m_config)));
+    for (const auto& d : m_config.ld_library_path) dirs.push_back(trim_dir(substitute(d, "", m_config)));
     if (search_dirs(name, dirs, main, l, found)) {
       l.rule = "LD_LIBRARY_PATH";
-      l.detail = "LD_LIBRARY_PATH: " + sys::dirname(found);
+      l.detail = "LD_LIBRARY_PATH: " + origin_of(found);
       return l;
     }
   }
@@ -229,7 +244,7 @@ Lookup Resolver::search(const std::string& name, const Tree& tree, int requester
     // 5. The default path.
     if (search_dirs(name, m_config.system_dirs, main, l, found)) {
       l.rule = "default path";
-      l.detail = "default directory " + sys::dirname(found);
+      l.detail = "default directory " + origin_of(found);
       return l;
     }
   }
@@ -239,7 +254,7 @@ Lookup Resolver::search(const std::string& name, const Tree& tree, int requester
 
 util::Result<Tree> Resolver::load(const std::string& path) {
   Tree tree;
-  const auto root_path = sys::normalize(path);
+  const auto root_path = path;
   if (m_sys.stat(root_path).type == sys::FileType::missing) return util::error(path + ": no such file");
   const auto& root = read(root_path);
   if (!root.elf) return util::error(root.error);

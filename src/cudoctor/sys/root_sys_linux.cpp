@@ -72,6 +72,9 @@ public:
   explicit RootSys(std::string root) : m_root(normalize(root)) {}
 
   std::string host_path(std::string_view logical) const override {
+    // On the live machine the kernel resolves "..": after symbolic links, which a lexical
+    // normalisation would get wrong.
+    if (m_root == "/" && !logical.empty() && logical.front() == '/') return std::string(logical);
     const auto n = normalize(logical);
     return m_root == "/" ? n : m_root + n;
   }
