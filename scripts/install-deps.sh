@@ -52,3 +52,15 @@ if [[ ! -f $vendor/.done-535 ]]; then
   for d in "$vendor"/debs/*.deb; do dpkg -x "$d" "$vendor/nvidia535"; done
   touch "$vendor/.done-535"
 fi
+
+# CUDA 11.8 from Debian: cuobjdump (nvidia-cuda-toolkit) and the real cuBLAS and runtime it
+# matches, for the fatbin reader's agreement tests. Unpacked, not installed.
+cuda118_pkgs=(nvidia-cuda-toolkit libcublas11 libcudart11.0)
+if [[ ! -f $vendor/.done-cuda118 ]]; then
+  rm -rf "$vendor/debs118" "$vendor/cuda118"
+  mkdir -p "$vendor/debs118" "$vendor/cuda118"
+  (cd "$vendor/debs118" && apt-get download -qq "${cuda118_pkgs[@]}")
+  for d in "$vendor"/debs118/*.deb; do dpkg -x "$d" "$vendor/cuda118"; done
+  rm -rf "$vendor/debs118"
+  touch "$vendor/.done-cuda118"
+fi

@@ -63,7 +63,10 @@ int run_archs(const CommonOptions& o, const ArchsOptions& a) {
   int rc = 0;
   nlohmann::json all = nlohmann::json::array();
   std::string out;
-  for (const auto& f : a.files) {
+  for (const auto& given : a.files) {
+    const auto f = (sys->is_live() && !given.empty() && given.front() != '/')
+                       ? std::filesystem::current_path().string() + "/" + given
+                       : given;
     const auto blob = sys->map_file(f);
     if (!blob) {
       fmt::print(stderr, "cudoctor archs: {}\n", blob.error());
