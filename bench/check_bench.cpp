@@ -86,7 +86,7 @@ BENCHMARK(BM_CheckThisMachine)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CheckEightGpuServerTree)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PciIdsParseNvidia)->Unit(benchmark::kMillisecond);
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) {  // NOLINT: also runs ld_bench.cpp's benchmarks
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   std::error_code ec;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command on a fresh machine: installs what the tests need (build dependencies, NVIDIA's
 # 535 user-space driver from Debian non-free unpacked under build/vendor, python3-torch),
-# builds with warnings as errors, runs every test; then the same under ASan+UBSan.
+# builds with warnings as errors, runs every test; then the same under ASan+UBSan; then the
+# parsers' fuzz targets for a short while.
 #   scripts/test.sh            everything
 #   scripts/test.sh --quick    the normal build only
 set -euo pipefail
@@ -24,3 +25,6 @@ echo "== tests under ASan+UBSan"
 # production, not be turned into an exit by ASan's handler.
 (cd "$here/build-asan" && ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest -j2 --output-on-failure --timeout 600)
+
+echo "== fuzz the parsers (ELF, fatbin, ld.so.cache)"
+"$here/scripts/fuzz.sh" "${FUZZ_SECONDS:-20}"

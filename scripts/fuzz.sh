@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds the parsers' libFuzzer targets with clang (ASan + UBSan) and runs each for a while
+# on a seed corpus of real files: ELF libraries, nvcc-built fatbins, this machine's
+# ld.so.cache. A crash, a sanitizer report or a timeout fails the script.
+#   scripts/fuzz.sh [SECONDS per target, default 20]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+secs=${1:-20}
+out=$here/build-fuzz
+mkdir -p "$out"
+command -v clang++ >/dev/null || { echo "fuzz: clang++ not installed" >&2; exit 1; }
+
+srcs_elf=("$here/src/cudoctor/elf/elf_file.cpp" "$here/src/cudoctor/elf/fatbin.cpp")
+srcs_ld=("$here/src/cudoctor/ld/ld_so_cache.cpp")
+common=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+        -DFMT_HEADER_ONLY -I"$here/src")
+clang++ "${common[@]}" "$here/tests/fuzz/fuzz_elf.cpp" "${srcs_elf[@]}" -o "$out/fuzz_elf"
+clang++ "${common[@]}" "$here/tests/fuzz/fuzz_fatbin.cpp" "${srcs_elf[@]}" -o "$out/fuzz_fatbin"
+clang++ "${common[@]}" "$here/tests/fuzz/fuzz_ld_so_cache.cpp" "${srcs_ld[@]}" -o "$out/fuzz_ld_so_cache"
+
+# Seeds: small real inputs (libFuzzer mutates from them).
+seeds=$out/seeds
+rm -rf "$seeds" && mkdir -p "$seeds/elf" "$seeds/fatbin" "$seeds/cache"
+for f in /usr/lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libm.so.6 /bin/true; do
+  [[ -f $f ]] && cp -L "$f" "$seeds/elf/"
+done
+if [[ -x /usr/local/cuda-13.0/bin/nvcc ]]; then
+  printf '__global__ void k(float* x) { x[0] = 1.0f; }\n' > "$out/k.cu"
+  /usr/local/cuda-13.0/bin/nvcc -shared -Xcompiler -fPIC -o "$seeds/elf/libk.so" "$out/k.cu" \
+    -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=compute_90 >/dev/null
+  /usr/local/cuda-13.0/bin/nvcc -fatbin -o "$seeds/fatbin/k.fatbin" "$out/k.cu" \
+    -gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80 >/dev/null
+fi
+cp /etc/ld.so.cache "$seeds/cache/" 2>/dev/null || true
+
+status=0
+for t in elf fatbin ld_so_cache; do
+  dir=$seeds/${t/ld_so_cache/cache}
+  echo "== fuzz_$t for ${secs}s"
+  if ! "$out/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
+       -artifact_prefix="$out/crash-$t-" "$dir" > "$out/fuzz_$t.log" 2>&1; then
+    tail -40 "$out/fuzz_$t.log"
+    status=1
+  else
+    grep -E "^#[0-9]+.*(DONE|pulse)" "$out/fuzz_$t.log" | tail -1
+  fi
+done
+exit $status
