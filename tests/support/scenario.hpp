@@ -1,6 +1,10 @@
 #pragma once
 // Runs `cudoctor --root <fixture> --json` and `… text`, and looks findings up in the report.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -36,8 +40,18 @@ struct Checked {
   }
 };
 
+// Builds the fixture's /etc/ld.so.cache from its ld.so.conf with the real ldconfig, as a
+// machine has it (ldconfig -r needs root for its chroot; elsewhere the loader's default
+// path is all there is, as on a machine whose cache was never built).
+inline void refresh_ld_cache(const FixtureRoot& root) {
+  if (::geteuid() != 0 || !std::filesystem::exists(root.host("/etc/ld.so.conf"))) return;
+  const auto cmd = "ldconfig -r '" + root.path().string() + "' -X 2>/dev/null";
+  (void)std::system(cmd.c_str());
+}
+
 inline Checked check_root(const FixtureRoot& root, std::vector<std::string> extra = {},
                           const std::map<std::string, std::string>& env = {}) {
+  refresh_ld_cache(root);
   Checked c;
   std::vector<std::string> args = {"--root", root.path().string(), "--json"};
   args.insert(args.end(), extra.begin(), extra.end());

@@ -252,6 +252,20 @@ Lookup Resolver::search(const std::string& name, const Tree& tree, int requester
   return l;
 }
 
+Lookup Resolver::locate(const std::string& name, std::string& found, bool is_64, std::uint16_t machine) {
+  auto program = std::make_shared<elf::ElfFile>();
+  program->is_64 = is_64;
+  program->machine = machine;
+  program->has_dynamic = true;
+  Tree tree;
+  Object root;
+  root.path = "(program)";
+  root.elf = program;
+  root.found = true;
+  tree.objects.push_back(std::move(root));
+  return search(name, tree, 0, found);
+}
+
 util::Result<Tree> Resolver::load(const std::string& path) {
   Tree tree;
   const auto root_path = path;

@@ -74,6 +74,10 @@ public:
   // cannot be read or is not a usable ELF file.
   util::Result<Tree> load(const std::string& path);
 
+  // Where dlopen(name) from a program without DT_RPATH or DT_RUNPATH would find a library:
+  // LD_LIBRARY_PATH, ld.so.cache, the default path. found is "" when it would not.
+  Lookup locate(const std::string& name, std::string& found, bool is_64 = true, std::uint16_t machine = 62);
+
   // The ld.so.cache in use (parsed once); an error message when it could not be read.
   const LdSoCache* cache() const;
   const std::string& cache_error() const { return m_cache_error; }
