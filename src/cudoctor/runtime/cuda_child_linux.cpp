@@ -382,28 +382,6 @@ std::string compute_child(const std::string& libcuda, const std::string& cudart,
   return nlohmann::json(out).dump();
 }
 
-// Parses the child's reply into T, keeping the outcome; a load error becomes the outcome.
-template <typename T>
-T parse_reply(const ChildRun& run) {
-  T facts;
-  facts.outcome = run.outcome;
-  if (run.outcome.status != "ok") return facts;
-  try {
-    const auto j = nlohmann::json::parse(run.payload);
-    if (j.contains("load_error")) {
-      facts.outcome.status = "load_failed";
-      facts.outcome.message = j["load_error"].get<std::string>();
-      return facts;
-    }
-    facts = j.get<T>();
-    facts.outcome = run.outcome;
-  } catch (const nlohmann::json::exception& e) {
-    facts.outcome.status = "bad_reply";
-    facts.outcome.message = e.what();
-  }
-  return facts;
-}
-
 }  // namespace
 
 snapshot::DriverApiFacts probe_driver_api(const std::string& libcuda, std::chrono::milliseconds timeout) {

@@ -163,7 +163,7 @@ std::string query_nvml(const std::string& host_library_path) {
   void* lib = ::dlopen(host_library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* e = ::dlerror();
-    out["dlopen_error"] = e ? e : "unknown dlopen error";
+    out["load_error"] = e ? e : "unknown dlopen error";
     return out.dump();
   }
   const Nvml nvml(lib);
@@ -171,7 +171,7 @@ std::string query_nvml(const std::string& host_library_path) {
   auto init = nvml.get<InitFn>("nvmlInit_v2");
   if (!init) init = nvml.get<InitFn>("nvmlInit");
   if (!init) {
-    out["dlopen_error"] = "no nvmlInit in " + host_library_path;
+    out["load_error"] = "no nvmlInit in " + host_library_path;
     return out.dump();
   }
   const nvmlReturn_t rc = init();
@@ -244,28 +244,7 @@ const char* nvml_return_name(int rc) {
 }  // namespace
 
 snapshot::NvmlFacts probe_nvml(const std::string& host_library_path, std::chrono::milliseconds timeout) {
-  snapshot::NvmlFacts facts;
-  auto run = run_in_child([&] { return query_nvml(host_library_path); }, timeout);
-  facts.outcome = run.outcome;
-  if (run.outcome.status != "ok") return facts;
-  try {
-    const auto j = nlohmann::json::parse(run.payload);
-    if (j.contains("dlopen_error")) {
-      facts.outcome.status = "load_failed";
-      facts.outcome.message = j["dlopen_error"].get<std::string>();
-      return facts;
-    }
-    facts.init_code = j.value("init_code", -1);
-    facts.init_error_name = j.value("init_error_name", "");
-    facts.init_error_string = j.value("init_error_string", "");
-    facts.driver_version = j.value("driver_version", "");
-    facts.cuda_driver_version = j.value("cuda_driver_version", 0);
-    for (const auto& g : j.value("gpus", nlohmann::json::array())) facts.gpus.push_back(g.get<snapshot::NvmlGpu>());
-  } catch (const nlohmann::json::exception& e) {
-    facts.outcome.status = "bad_reply";
-    facts.outcome.message = e.what();
-  }
-  return facts;
+  return parse_reply<snapshot::NvmlFacts>(run_in_child([&] { return query_nvml(host_library_path); }, timeout));
 }
 
 }  // namespace cudoctor::runtime

@@ -113,15 +113,25 @@ public:
     return c ? host_path(*c) : host_path(logical);
   }
 
-  util::Result<std::string> read_file(std::string_view path, std::size_t max_bytes) const override {
+  // Opens a regular file for reading; fifos, devices and directories are refused (O_NONBLOCK:
+  // opening a fifo must not wait for a writer).
+  util::Result<std::shared_ptr<Fd>> open_regular(std::string_view path, std::size_t& size) const {
     const auto host = resolved(path);
-    // O_NONBLOCK: opening a fifo must not wait for a writer.
-    Fd fd(::open(host.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-    if (fd.get() < 0) return util::error(std::string(path) + ": " + errno_text(errno));
+    auto fd = std::make_shared<Fd>(::open(host.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    if (fd->get() < 0) return util::error(std::string(path) + ": " + errno_text(errno));
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
+    if (::fstat(fd->get(), &st) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
     if (S_ISDIR(st.st_mode)) return util::error(std::string(path) + ": is a directory");
     if (!S_ISREG(st.st_mode)) return util::error(std::string(path) + ": not a regular file");
+    size = static_cast<std::size_t>(st.st_size);
+    return fd;
+  }
+
+  util::Result<std::string> read_file(std::string_view path, std::size_t max_bytes) const override {
+    std::size_t size = 0;
+    auto opened = open_regular(path, size);
+    if (!opened) return util::error(opened.error());
+    const Fd& fd = **opened;
     std::string out;
     char buf[65536];
     for (;;) {
@@ -139,14 +149,10 @@ public:
   }
 
   util::Result<std::shared_ptr<const Blob>> map_file(std::string_view path) const override {
-    const auto host = resolved(path);
-    Fd fd(::open(host.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-    if (fd.get() < 0) return util::error(std::string(path) + ": " + errno_text(errno));
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
-    if (S_ISDIR(st.st_mode)) return util::error(std::string(path) + ": is a directory");
-    if (!S_ISREG(st.st_mode)) return util::error(std::string(path) + ": not a regular file");
-    const auto n = static_cast<std::size_t>(st.st_size);
+    std::size_t n = 0;
+    auto opened = open_regular(path, n);
+    if (!opened) return util::error(opened.error());
+    const Fd& fd = **opened;
     if (n == 0) return std::shared_ptr<const Blob>(std::make_shared<MappedBlob>(nullptr, 0));
     void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd.get(), 0);
     if (p == MAP_FAILED) return util::error(std::string(path) + ": " + errno_text(errno));
