@@ -55,7 +55,8 @@ TEST(RealRuntime, StubLibcudaGivesError34) {
   EXPECT_TRUE(contains(stubs[0]["title"], "/usr/local/cuda-13.0/lib/stubs/libcuda.so"));
   EXPECT_TRUE(contains(joined_evidence(stubs[0]), "cuInit(0) = 34 CUDA_ERROR_STUB_LIBRARY"));
   EXPECT_TRUE(contains(stubs[1]["title"], "loaded the toolkit's stub libcuda: error 34"));
-  EXPECT_EQ(c.report["verdict"]["break_layer"], "L4");
+  // The cause sits lower: the stubs directory on LD_LIBRARY_PATH (L2), which L4 shows failing.
+  EXPECT_EQ(c.report["verdict"]["break_finding"], "stubs-on-loader-path");
 }
 
 TEST(RealRuntime, NoDriverAtAllIsError35ForAnotherReason) {

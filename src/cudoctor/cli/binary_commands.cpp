@@ -41,7 +41,7 @@ int run_ldd(const CommonOptions& o, const LddOptions& l) {
       out += render::ldd_text(*tree, ropts);
   }
   if (!resolver.cache_error().empty() && o.verbose) fmt::print(stderr, "cudoctor ldd: {}\n", resolver.cache_error());
-  if (o.effective_format() == "json") out = all.dump(2) + "\n";
+  if (o.effective_format() == "json") out = all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (!l.why.empty() && out.empty() && rc != 2) {
     fmt::print(stderr, "cudoctor ldd: {} is not among the libraries loaded\n", l.why);
     return 1;
@@ -97,7 +97,7 @@ int run_archs(const CommonOptions& o, const ArchsOptions& a) {
     all.push_back(j);
     out += text;
   }
-  if (o.effective_format() == "json") out = all.dump(2) + "\n";
+  if (o.effective_format() == "json") out = all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
   return rc;
 }

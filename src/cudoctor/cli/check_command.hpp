@@ -22,6 +22,11 @@ int run_ldd(const CommonOptions& o, const LddOptions& l);
 // `cudoctor archs FILE…`: 0 listed (and, with --cc, runs), 1 does not run there, 2 unreadable.
 int run_archs(const CommonOptions& o, const ArchsOptions& a);
 
+// `cudoctor toolkits`: the toolkits and what selects one.
+int run_toolkits(const CommonOptions& o);
+// `cudoctor env VERSION|PATH`: shell lines that switch to a toolkit; 2 when none matches.
+int run_env(const CommonOptions& o, const EnvOptions& e);
+
 // `cudoctor kb [gpu|driver|error|toolkit QUERY]`; 0 answered, 1 nothing matched.
 int run_kb(const CommonOptions& o, const KbOptions& k);
 

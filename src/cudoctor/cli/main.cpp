@@ -58,6 +58,14 @@ int main(int argc, char** argv) {
     archs->add_option("files", ao.files, "ELF files")->required();
     archs->add_option("--cc", ao.cc, "Also say whether each file can run on this compute capability")->type_name("X.Y");
 
+    auto* toolkits = app.add_subcommand("toolkits", "Every CUDA toolkit here, and what selects one");
+    cudoctor::cli::EnvOptions eo;
+    auto* env = app.add_subcommand("env", "Shell lines that switch to one toolkit: eval \"$(cudoctor env 12.4)\"");
+    env->add_option("toolkit", eo.toolkit, "A version (12.4, 11.8.89) or a toolkit's directory");
+    env->add_option("--shell", eo.shell, "Shell syntax")->check(CLI::IsMember({"bash", "zsh", "fish"}));
+    env->add_option("--write", eo.write, "Write a file for direnv (.envrc) or a project instead")->type_name("FILE");
+    env->add_flag("--unset", eo.unset, "Take every toolkit off the paths and unset CUDA_HOME");
+
     cudoctor::cli::KbOptions ko;
     auto* kbc = app.add_subcommand("kb", "What the knowledge base holds, or one answer from it");
     kbc->add_option("topic", ko.topic, "gpu, driver, toolkit or error")
@@ -81,6 +89,8 @@ int main(int argc, char** argv) {
     if (plan->parsed()) return cudoctor::cli::run_plan(o, po, CUDOCTOR_VERSION);
     if (kbc->parsed()) return cudoctor::cli::run_kb(o, ko);
     if (ldd->parsed()) return cudoctor::cli::run_ldd(o, lo);
+    if (toolkits->parsed()) return cudoctor::cli::run_toolkits(o);
+    if (env->parsed()) return cudoctor::cli::run_env(o, eo);
     if (archs->parsed()) return cudoctor::cli::run_archs(o, ao);
     return cudoctor::cli::run_check(o, CUDOCTOR_VERSION);
   } catch (const std::exception& e) {

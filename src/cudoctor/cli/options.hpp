@@ -39,6 +39,13 @@ struct ArchsOptions {
   std::string cc;  // --cc X.Y: can each file run there
 };
 
+struct EnvOptions {
+  std::string toolkit;       // version prefix or root path
+  std::string shell = "bash";  // bash | zsh | fish
+  std::string write;         // write a direnv/env file instead of printing
+  bool unset = false;
+};
+
 struct KbOptions {
   std::string topic;  // "", gpu, driver, error, toolkit
   std::string query;

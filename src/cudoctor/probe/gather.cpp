@@ -34,6 +34,7 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
     if (!matched) snap.gpus.push_back({snapshot::PciDevice{}, g});
   }
   snap.driver.nvml.gpus.clear();  // they live in gpus[] now, joined to their PCI function
+  snap.toolkit = probe_toolkits(ctx);
   snap.runtime = probe_runtime(ctx, snap);
   snap.unreadable = ctx.take_unreadable();
   return snap;

@@ -36,6 +36,9 @@ std::vector<snapshot::DriverLibrary> probe_driver_libraries(Context& ctx, const 
 // L1: NVML in a child process, from the libnvidia-ml.so.1 found (nothing run if none).
 snapshot::NvmlFacts probe_nvml(Context& ctx, const std::vector<snapshot::DriverLibrary>& libraries);
 
+// L2: the CUDA toolkits and what selects one (PATH, CUDA_HOME, /usr/local/cuda, the loader).
+snapshot::ToolkitFacts probe_toolkits(Context& ctx);
+
 // L4 and L5, in child processes: the driver API from the libcuda found, each CUDA runtime
 // over it, and a checked computation on every device.
 snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& snap);

@@ -18,7 +18,7 @@ nlohmann::json finding_json(const rules::Finding& f) {
 std::string json(const report::Report& r, const Options&) {
   nlohmann::json j = r.snapshot;
   // Layers this version does not inspect yet keep their keys, empty, so the contract holds.
-  j["toolkits"] = nlohmann::json::array();
+  j["toolkits"] = j["toolkit"]["toolkits"];  // the contract's top-level list
   j["pythons"] = nlohmann::json::array();
   auto& checked = j["checked_layers"] = nlohmann::json::array();
   for (const auto l : r.checked_layers) checked.push_back(std::string(rules::to_string(l)));
@@ -29,7 +29,7 @@ std::string json(const report::Report& r, const Options&) {
                                                         : nlohmann::json(nullptr)},
                   {"break_finding", r.verdict.break_finding.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verdict.break_finding)},
                   {"summary", r.verdict.summary}};
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cudoctor::render

@@ -136,7 +136,7 @@ std::string plan_json(const plan::Plan& p) {
                       {"unlock_driver", ver(b.unlock_driver)}});
   auto& un = j["unlocks"] = nlohmann::json::array();
   for (const auto& u : p.unlocks) un.push_back({{"driver", u.driver.str()}, {"what", u.what}});
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace cudoctor::render

@@ -7,6 +7,7 @@
 #include "cudoctor/elf/fatbin.hpp"
 #include "cudoctor/ld/resolver.hpp"
 #include "cudoctor/plan/plan.hpp"
+#include "cudoctor/plan/shell_env.hpp"
 #include "cudoctor/report/report.hpp"
 
 namespace cudoctor::render {
@@ -33,6 +34,12 @@ nlohmann::json ldd_json(const ld::Tree& t);
 // `cudoctor archs`.
 std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb);
 nlohmann::json archs_json(const std::string& file, const std::optional<elf::Fatbin>& fb);
+
+// `cudoctor toolkits`: each toolkit, then what selects one ((what, which) pairs).
+std::string toolkits_text(const snapshot::ToolkitFacts& f, const std::vector<std::pair<std::string, std::string>>& selected);
+// `cudoctor env`: lines to eval in bash, zsh or fish; or a file for direnv (bash).
+std::string env_script(const plan::ShellEnv& e, const std::string& shell, const std::string& comment);
+std::string env_file(const plan::ShellEnv& e, const std::string& comment);
 
 // `cudoctor kb`.
 std::string kb_summary(const kb::KnowledgeBase& kb, bool verbose);

@@ -8,6 +8,8 @@ std::vector<Finding> run_all(const snapshot::Snapshot& snap, const kb::Knowledge
   auto out = host_rules(snap);
   auto driver = driver_rules(snap, kb);
   out.insert(out.end(), driver.begin(), driver.end());
+  auto toolkit = toolkit_rules(snap, kb);
+  out.insert(out.end(), toolkit.begin(), toolkit.end());
   auto runtime = runtime_rules(snap, kb);
   out.insert(out.end(), runtime.begin(), runtime.end());
   // Layer order, keeping each family's causal order within a layer.

@@ -70,10 +70,10 @@ std::string sysfs_bus_id(const char* id) {
 std::string driver_api_child(const std::string& libcuda) {
   snapshot::DriverApiFacts f;
   Lib cuda;
-  if (!cuda.open(libcuda, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", cuda.error()}}.dump();
+  if (!cuda.open(libcuda, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", cuda.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (auto v = cuda.sym<CUresult (*)(int*)>("cuDriverGetVersion")) v(&f.driver_version);
   auto init = cuda.sym<CUresult (*)(unsigned)>("cuInit");
-  if (!init) return nlohmann::json{{"load_error", "no cuInit in " + libcuda}}.dump();
+  if (!init) return nlohmann::json{{"load_error", "no cuInit in " + libcuda}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   f.init = driver_call(cuda, init(0));
   if (f.init.code == 0) {
     if (auto count = cuda.sym<CUresult (*)(int*)>("cuDeviceGetCount")) {
@@ -116,7 +116,7 @@ std::string driver_api_child(const std::string& libcuda) {
       f.devices.push_back(std::move(d));
     }
   }
-  return nlohmann::json(f).dump();
+  return nlohmann::json(f).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // --- runtime API (cuda_runtime_api.h)
@@ -146,8 +146,8 @@ std::string cudart_child(const std::string& cudart, const std::string& libcuda) 
   snapshot::CudartFacts f;
   Lib cuda, rt;
   std::string err;
-  if (!preload(cuda, libcuda, err)) return nlohmann::json{{"load_error", err}}.dump();
-  if (!rt.open(cudart, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", rt.error()}}.dump();
+  if (!preload(cuda, libcuda, err)) return nlohmann::json{{"load_error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!rt.open(cudart, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", rt.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (auto v = rt.sym<cudaError_t (*)(int*)>("cudaRuntimeGetVersion")) v(&f.runtime_version);
   if (auto v = rt.sym<cudaError_t (*)(int*)>("cudaDriverGetVersion")) v(&f.driver_version);
   if (auto count = rt.sym<cudaError_t (*)(int*)>("cudaGetDeviceCount")) {
@@ -157,7 +157,7 @@ std::string cudart_child(const std::string& cudart, const std::string& libcuda) 
   }
   if (f.device_count > 0)
     if (auto set = rt.sym<cudaError_t (*)(int)>("cudaSetDevice")) f.set_device = runtime_call(rt, set(0));
-  return nlohmann::json(f).dump();
+  return nlohmann::json(f).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // --- L5
@@ -346,8 +346,8 @@ std::string compute_child(const std::string& libcuda, const std::string& cudart,
   out.device = device;
   Cuda c;
   std::string err;
-  if (!preload(c.cuda, libcuda, err)) return nlohmann::json{{"load_error", err}}.dump();
-  if (!c.rt.open(cudart, RTLD_NOW | RTLD_GLOBAL)) return nlohmann::json{{"load_error", c.rt.error()}}.dump();
+  if (!preload(c.cuda, libcuda, err)) return nlohmann::json{{"load_error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!c.rt.open(cudart, RTLD_NOW | RTLD_GLOBAL)) return nlohmann::json{{"load_error", c.rt.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   c.set_device = c.rt.sym<decltype(c.set_device)>("cudaSetDevice");
   c.malloc_ = c.rt.sym<decltype(c.malloc_)>("cudaMalloc");
   c.free_ = c.rt.sym<decltype(c.free_)>("cudaFree");
@@ -356,30 +356,30 @@ std::string compute_child(const std::string& libcuda, const std::string& cudart,
   c.memcpy_ = c.rt.sym<decltype(c.memcpy_)>("cudaMemcpy");
   c.sync = c.rt.sym<decltype(c.sync)>("cudaDeviceSynchronize");
   if (!c.set_device || !c.malloc_ || !c.free_ || !c.memcpy_ || !c.sync)
-    return nlohmann::json{{"load_error", "the runtime lacks cudaMalloc/cudaMemcpy"}}.dump();
+    return nlohmann::json{{"load_error", "the runtime lacks cudaMalloc/cudaMemcpy"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   out.allocation = runtime_call(c.rt, c.set_device(device));
-  if (out.allocation.code != 0) return nlohmann::json(out).dump();
+  if (out.allocation.code != 0) return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   copies(c, out, sizes.copy_bytes);
-  if (out.allocation.code != 0 || cublas.empty()) return nlohmann::json(out).dump();
-  if (!c.blas.open(cublas, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", c.blas.error()}}.dump();
+  if (out.allocation.code != 0 || cublas.empty()) return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!c.blas.open(cublas, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", c.blas.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   c.create = c.blas.sym<decltype(c.create)>("cublasCreate_v2");
   c.destroy = c.blas.sym<decltype(c.destroy)>("cublasDestroy_v2");
   c.gemm_ex = c.blas.sym<decltype(c.gemm_ex)>("cublasGemmEx");
-  if (!c.create || !c.gemm_ex) return nlohmann::json{{"load_error", "cuBLAS lacks cublasCreate_v2/cublasGemmEx"}}.dump();
+  if (!c.create || !c.gemm_ex) return nlohmann::json{{"load_error", "cuBLAS lacks cublasCreate_v2/cublasGemmEx"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   cublasHandle_t h = nullptr;
   if (const auto st = c.create(&h); st != 0) {
     snapshot::GemmCheck g;
     g.dtype = "fp32";
     g.status = {st, "cublasStatus " + std::to_string(st), "cublasCreate failed"};
     out.gemms.push_back(g);
-    return nlohmann::json(out).dump();
+    return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   const int cc = cc_major * 10 + cc_minor;
   out.gemms.push_back(gemm(c, h, "fp32", sizes.check_n, sizes.throughput_n));
   if (cc >= 53) out.gemms.push_back(gemm(c, h, "fp16", sizes.check_n, sizes.throughput_n));
   if (cc >= 80) out.gemms.push_back(gemm(c, h, "bf16", sizes.check_n, sizes.throughput_n));
   if (c.destroy) c.destroy(h);
-  return nlohmann::json(out).dump();
+  return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace

@@ -164,7 +164,7 @@ std::string query_nvml(const std::string& host_library_path) {
   if (!lib) {
     const char* e = ::dlerror();
     out["load_error"] = e ? e : "unknown dlopen error";
-    return out.dump();
+    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   const Nvml nvml(lib);
   using InitFn = nvmlReturn_t (*)();
@@ -172,13 +172,13 @@ std::string query_nvml(const std::string& host_library_path) {
   if (!init) init = nvml.get<InitFn>("nvmlInit");
   if (!init) {
     out["load_error"] = "no nvmlInit in " + host_library_path;
-    return out.dump();
+    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   const nvmlReturn_t rc = init();
   out["init_code"] = rc;
   out["init_error_name"] = nvml_return_name(rc);
   out["init_error_string"] = nvml.error_string(rc);
-  if (rc != 0) return out.dump();
+  if (rc != 0) return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
   if (auto f = nvml.get<nvmlReturn_t (*)(char*, unsigned)>("nvmlSystemGetDriverVersion")) {
     char buf[96] = {};
@@ -200,7 +200,7 @@ std::string query_nvml(const std::string& host_library_path) {
     for (unsigned i = 0; i < n && i < 64; ++i) gpus.push_back(query_device(nvml, i));
   out["gpus"] = gpus;
   if (auto shutdown = nvml.get<nvmlReturn_t (*)()>("nvmlShutdown")) shutdown();
-  return out.dump();
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {

@@ -184,6 +184,66 @@ struct Gpu {
   bool operator==(const Gpu&) const = default;
 };
 
+// L2: one piece of evidence for a toolkit's version.
+struct VersionWitness {
+  std::string source;   // "version.json", "nvcc --version", "libcudart.so.12.2.140", "dist-info nvidia_cuda_runtime-13.0.96"
+  std::string version;  // "12.2.140"
+  bool operator==(const VersionWitness&) const = default;
+};
+
+struct ToolkitComponent {
+  std::string name;     // cudart, cublas, cufft, cusparse, cudnn, nccl, nvrtc, nvjitlink
+  std::string version;  // "12.2.5.6", "" unknown
+  std::string library;  // logical path of the library file
+  bool operator==(const ToolkitComponent&) const = default;
+};
+
+// A CUDA toolkit installation.
+struct Toolkit {
+  std::string root;       // logical, canonical: /usr/local/cuda-12.2, /usr/lib/nvidia-cuda-toolkit
+  std::vector<std::string> found_by;  // "/usr/local/cuda-* directory", "/usr/local/cuda link", "CUDA_HOME", "nvcc on PATH", …
+  std::string layout;     // "nvidia" (bin, lib64 under one root), "debian" (nvidia-cuda-toolkit), "conda"
+  std::string version;    // the best witness: nvcc's, else the runtime's
+  std::vector<VersionWitness> witnesses;
+  std::string nvcc;       // logical path, "" when the toolkit has none
+  std::string bin_dir;
+  std::string lib_dir;
+  std::vector<ToolkitComponent> components;
+  std::vector<std::string> nvcc_archs;  // nvcc --list-gpu-arch: compute_75, …
+  std::vector<std::string> missing;     // parts expected but absent: "bin/nvcc", "libcudart"
+  bool operator==(const Toolkit&) const = default;
+};
+
+// A line of a global shell or loader configuration file that sets CUDA paths.
+struct GlobalSetting {
+  std::string file;
+  int line = 0;
+  std::string text;
+  bool operator==(const GlobalSetting&) const = default;
+};
+
+struct LoaderPick {
+  std::string soname;  // "libcudart.so.12"
+  std::string path;    // "" when the loader finds none
+  std::string rule;    // "ld.so.cache", "LD_LIBRARY_PATH", …
+  bool operator==(const LoaderPick&) const = default;
+};
+
+struct ToolkitFacts {
+  std::vector<Toolkit> toolkits;
+  std::string cuda_link_target;  // /usr/local/cuda -> as written, "" when absent
+  std::string cuda_link_resolved;  // canonical, "" when dangling or absent
+  std::string path_nvcc;          // the first nvcc on PATH (logical), "" none
+  std::string path_nvcc_real;
+  std::optional<std::string> cuda_home, cuda_path, cuda_root;  // environment
+  std::vector<std::string> path;             // PATH entries
+  std::vector<std::string> ld_library_path;  // LD_LIBRARY_PATH entries
+  std::vector<std::string> ld_so_conf_dirs;  // directories /etc/ld.so.conf(.d) names, with the file
+  std::vector<GlobalSetting> global_settings;
+  std::vector<LoaderPick> cudart_picks;  // libcudart.so.<major> for each toolkit major, as the loader finds it
+  bool operator==(const ToolkitFacts&) const = default;
+};
+
 // The result of one CUDA API call: its code, NVIDIA's name and message for it.
 struct CudaCall {
   int code = -1;        // -1: not called
@@ -281,6 +341,7 @@ struct Snapshot {
   HostFacts host;
   DriverFacts driver;
   std::vector<Gpu> gpus;
+  ToolkitFacts toolkit;
   RuntimeFacts runtime;
   std::vector<Unreadable> unreadable;
   bool operator==(const Snapshot&) const = default;

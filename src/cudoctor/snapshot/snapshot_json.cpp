@@ -37,6 +37,13 @@ CUDOCTOR_JSON(DriverFacts, modules, modules_listed, blacklists, kernel_module, m
               nvidia_modprobe, nvidia_modprobe_setuid, libraries, nvml,
               other_display_devices, pci_listed)
 CUDOCTOR_JSON(Gpu, pci, nvml)
+CUDOCTOR_JSON(VersionWitness, source, version)
+CUDOCTOR_JSON(ToolkitComponent, name, version, library)
+CUDOCTOR_JSON(Toolkit, root, found_by, layout, version, witnesses, nvcc, bin_dir, lib_dir, components, nvcc_archs, missing)
+CUDOCTOR_JSON(GlobalSetting, file, line, text)
+CUDOCTOR_JSON(LoaderPick, soname, path, rule)
+CUDOCTOR_JSON(ToolkitFacts, toolkits, cuda_link_target, cuda_link_resolved, path_nvcc, path_nvcc_real, cuda_home,
+              cuda_path, cuda_root, path, ld_library_path, ld_so_conf_dirs, global_settings, cudart_picks)
 CUDOCTOR_JSON(CudaCall, code, name, message)
 CUDOCTOR_JSON(CudaDevice, index, name, compute_capability, memory_total_bytes, multiprocessors, clock_mhz,
               memory_clock_mhz, memory_bus_width_bits, pci_bus_id, context)
@@ -47,7 +54,7 @@ CUDOCTOR_JSON(CopyCheck, kind, bytes, gb_per_s, matches)
 CUDOCTOR_JSON(GemmCheck, dtype, m, n, k, max_abs_error, tolerance, passed, tflops, throughput_size, status)
 CUDOCTOR_JSON(ComputeCheck, device, cudart, cublas, outcome, allocation, copies, gemms)
 CUDOCTOR_JSON(RuntimeFacts, ran, cuda_visible_devices, driver_api, cudarts, compute)
-CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, runtime, unreadable)
+CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, toolkit, runtime, unreadable)
 
 #undef CUDOCTOR_JSON
 

@@ -1,0 +1,283 @@
+// L2: every CUDA toolkit a user may have, how each was found, its version from every witness,
+// its components; and what selects one: PATH, CUDA_HOME, /usr/local/cuda, the loader.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "cudoctor/ld/resolver.hpp"
+#include "cudoctor/probe/probes.hpp"
+#include "cudoctor/sys/paths.hpp"
+#include "cudoctor/util/strings.hpp"
+#include "cudoctor/util/version.hpp"
+
+namespace cudoctor::probe {
+namespace {
+
+using snapshot::Toolkit;
+
+struct Candidate {
+  std::string root;  // logical, canonical
+  std::string found_by;
+  std::string layout = "nvidia";
+};
+
+bool is_dir(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type == sys::FileType::directory; }
+bool is_file(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type == sys::FileType::regular; }
+
+// Looks like a toolkit root: a bin/nvcc, or a CUDA runtime in lib64/lib/targets.
+bool looks_like_toolkit(const sys::Sys& sys, const std::string& root) {
+  if (is_file(sys, root + "/bin/nvcc") || is_file(sys, root + "/version.json") || is_file(sys, root + "/version.txt"))
+    return true;
+  for (const char* sub : {"/lib64", "/lib", "/targets/x86_64-linux/lib"})
+    if (const auto names = sys.list_dir(root + sub))
+      for (const auto& n : *names)
+        if (n.starts_with("libcudart.so")) return true;
+  return false;
+}
+
+// A component's library in a directory: the longest versioned name of libX.so.* wins
+// (libcublas.so.12.2.5.6 over libcublas.so.12).
+std::pair<std::string, std::string> find_component(const sys::Sys& sys, const std::string& dir, const std::string& stem) {
+  const auto names = sys.list_dir(dir);
+  if (!names) return {};
+  std::string best;
+  for (const auto& n : *names) {
+    if (!n.starts_with(stem + ".so.")) continue;
+    const auto v = n.substr(stem.size() + 4);
+    if (!util::Version::parse(v)) continue;
+    if (best.empty() || n.size() > best.size()) best = n;
+  }
+  if (best.empty()) return {};
+  return {sys::join(dir, best), best.substr(stem.size() + 4)};
+}
+
+// dist-info directories: nvidia_cuda_runtime-13.0.96.dist-info -> ("nvidia_cuda_runtime", "13.0.96").
+std::vector<std::pair<std::string, std::string>> dist_infos(const sys::Sys& sys, const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (const auto names = sys.list_dir(dir))
+    for (const auto& n : *names) {
+      if (!n.ends_with(".dist-info")) continue;
+      const auto stem = n.substr(0, n.size() - 10);
+      const auto dash = stem.rfind('-');
+      if (dash != std::string::npos) out.emplace_back(stem.substr(0, dash), stem.substr(dash + 1));
+    }
+  return out;
+}
+
+std::string nvcc_version(const std::string& out) {
+  // "Cuda compilation tools, release 12.2, V12.2.140"
+  static const std::regex re(R"(release [0-9.]+, V([0-9.]+))");
+  std::smatch m;
+  return std::regex_search(out, m, re) ? std::string(m[1]) : "";
+}
+
+void describe(Context& ctx, Toolkit& t) {
+  const auto& sys = ctx.sys();
+  const auto& root = t.root;
+  if (t.layout == "debian") {
+    t.bin_dir = root + "/bin";
+    t.lib_dir = "/usr/lib/x86_64-linux-gnu";
+  } else {
+    t.bin_dir = root + "/bin";
+    for (const char* sub : {"/lib64", "/lib", "/targets/x86_64-linux/lib"})
+      if (is_dir(sys, root + sub)) {
+        t.lib_dir = sys.canonical(root + sub).value_or(root + sub);
+        break;
+      }
+  }
+  if (is_file(sys, t.bin_dir + "/nvcc")) t.nvcc = t.bin_dir + "/nvcc";
+  else t.missing.emplace_back("bin/nvcc");
+
+  // Witnesses.
+  if (const auto j = ctx.read_optional(root + "/version.json", 1 << 20)) {
+    static const std::regex re(R"re("cuda"\s*:\s*\{[^}]*"version"\s*:\s*"([0-9.]+)")re");
+    std::smatch m;
+    if (std::regex_search(*j, m, re)) t.witnesses.push_back({"version.json", m[1]});
+  }
+  if (const auto txt = ctx.read_optional(root + "/version.txt", 4096)) {
+    static const std::regex re(R"(CUDA Version ([0-9.]+))");
+    std::smatch m;
+    if (std::regex_search(*txt, m, re)) t.witnesses.push_back({"version.txt", m[1]});
+  }
+  if (!t.nvcc.empty()) {
+    // Sys::run runs the root's nvcc (its host path): a fixture's toolkit answers for itself.
+    const auto r = sys.run({t.nvcc, "--version"}, ctx.options().timeout);
+    if (const auto v = nvcc_version(r.out); !v.empty()) t.witnesses.push_back({"nvcc --version", v});
+    const auto archs = sys.run({t.nvcc, "--list-gpu-arch"}, ctx.options().timeout);
+    if (archs.exit_code == 0)
+      for (const auto line : util::lines(archs.out))
+        if (line.starts_with("compute_")) t.nvcc_archs.emplace_back(util::trim(line));
+  }
+  const auto dists = dist_infos(sys, root + "/dist-info");
+  for (const auto& [name, version] : dists)
+    if (name == "nvidia_cuda_runtime" || name.starts_with("nvidia_cuda_runtime_cu"))
+      t.witnesses.push_back({"dist-info " + name + "-" + version, version});
+  const auto cudart = find_component(sys, t.lib_dir, "libcudart");
+  if (!cudart.first.empty()) t.witnesses.push_back({sys::basename(cudart.first), cudart.second});
+  else t.missing.emplace_back("libcudart");
+
+  // Components: the library file, its version from the longest file name, else from dist-info.
+  const std::pair<const char*, const char*> components[] = {
+      {"cudart", "libcudart"}, {"cublas", "libcublas"}, {"cufft", "libcufft"},   {"cusparse", "libcusparse"},
+      {"cudnn", "libcudnn"},   {"nccl", "libnccl"},     {"nvrtc", "libnvrtc"},   {"nvjitlink", "libnvJitLink"}};
+  for (const auto& [name, stem] : components) {
+    const auto [lib, version] = find_component(sys, t.lib_dir, stem);
+    if (lib.empty()) continue;
+    snapshot::ToolkitComponent c{name, version, lib};
+    for (const auto& [dname, dversion] : dists) {
+      const auto want = std::string(name) == "cudart" ? std::string("nvidia_cuda_runtime") : "nvidia_" + std::string(name);
+      if ((dname == want || dname.starts_with(want + "_cu")) && util::Version::parse(dversion) &&
+          util::Version::parse(dversion)->parts.size() > util::Version::parse(version)->parts.size())
+        c.version = dversion;
+    }
+    t.components.push_back(std::move(c));
+  }
+  // The toolkit's version: nvcc's, else version.json's, else the runtime's.
+  for (const char* pref : {"nvcc --version", "version.json", "version.txt"})
+    for (const auto& w : t.witnesses)
+      if (t.version.empty() && w.source == pref) t.version = w.version;
+  for (const auto& w : t.witnesses)
+    if (t.version.empty()) t.version = w.version;
+}
+
+}  // namespace
+
+snapshot::ToolkitFacts probe_toolkits(Context& ctx) {
+  const auto& sys = ctx.sys();
+  snapshot::ToolkitFacts f;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"}) {
+    auto v = sys.env(var);
+    if (std::string(var) == "CUDA_HOME") f.cuda_home = v;
+    if (std::string(var) == "CUDA_PATH") f.cuda_path = v;
+    if (std::string(var) == "CUDA_ROOT") f.cuda_root = v;
+  }
+  const auto path = sys.env("PATH").value_or("");  // outlives the views split() returns
+  for (const auto d : util::split(path, ':'))
+    if (!d.empty()) f.path.emplace_back(d);
+  const auto llp = sys.env("LD_LIBRARY_PATH").value_or("");
+  for (const auto d : util::split(llp, ':'))
+    if (!d.empty()) f.ld_library_path.emplace_back(d);
+
+  std::vector<Candidate> cands;
+  const auto add = [&](const std::string& dir, const std::string& how, const std::string& layout = "nvidia") {
+    const auto real = sys.canonical(dir);
+    if (!real || !is_dir(sys, *real) || (layout == "nvidia" && !looks_like_toolkit(sys, *real))) return;
+    for (auto& c : cands)
+      if (c.root == *real) {
+        c.found_by.append(", " + how);
+        return;
+      }
+    cands.push_back({*real, how, layout});
+  };
+  if (const auto names = sys.list_dir("/usr/local"))
+    for (const auto& n : *names)
+      if (n.starts_with("cuda-") || n.starts_with("cuda_")) add("/usr/local/" + n, "/usr/local/cuda-* directory");
+  if (sys.stat("/usr/local/cuda", false).type == sys::FileType::symlink) {
+    f.cuda_link_target = sys.read_link("/usr/local/cuda").value_or("");
+    f.cuda_link_resolved = sys.canonical("/usr/local/cuda").value_or("");
+  }
+  add("/usr/local/cuda", "/usr/local/cuda");
+  add("/opt/cuda", "/opt/cuda");
+  if (is_file(sys, "/usr/lib/nvidia-cuda-toolkit/bin/nvcc"))
+    add("/usr/lib/nvidia-cuda-toolkit", "distribution package (nvidia-cuda-toolkit)", "debian");
+  for (const auto& [var, value] : {std::pair{"CUDA_HOME", f.cuda_home}, {"CUDA_PATH", f.cuda_path}, {"CUDA_ROOT", f.cuda_root}})
+    if (value) add(*value, var);
+  for (const auto& dir : f.path) {
+    const auto nvcc = sys::join(dir, "nvcc");
+    if (sys.stat(nvcc).type != sys::FileType::regular) continue;
+    // Only the first nvcc on PATH is the one that runs.
+    const char* how = f.path_nvcc.empty() ? "nvcc on PATH" : "nvcc later on PATH";
+    if (f.path_nvcc.empty()) {
+      f.path_nvcc = nvcc;
+      f.path_nvcc_real = sys.canonical(nvcc).value_or(nvcc);
+    }
+    // Debian's /usr/bin/nvcc is a script that runs the packaged toolkit's nvcc.
+    if (dir == "/usr/bin" && is_file(sys, "/usr/lib/nvidia-cuda-toolkit/bin/nvcc")) {
+      add("/usr/lib/nvidia-cuda-toolkit", how, "debian");
+      continue;
+    }
+    // Other wrapper scripts ("exec /usr/local/cuda-13.0/bin/nvcc") are not toolkits.
+    if (const auto blob = sys.map_file(nvcc); blob && (*blob)->size() >= 2 && (*blob)->data()[0] == '#' &&
+                                               (*blob)->data()[1] == '!')
+      continue;
+    add(sys::dirname(sys::dirname(sys.canonical(nvcc).value_or(nvcc))), how);
+  }
+  // conda environments with the toolkit packages.
+  std::vector<std::string> envs;
+  if (const auto p = sys.env("CONDA_PREFIX")) envs.push_back(*p);
+  for (const char* base : {"/opt/conda", "/opt/miniconda3", "/opt/anaconda3"}) {
+    envs.emplace_back(base);
+    if (const auto names = sys.list_dir(std::string(base) + "/envs"))
+      for (const auto& n : *names) envs.push_back(std::string(base) + "/envs/" + n);
+  }
+  for (const auto& env : envs)
+    if (const auto metas = sys.list_dir(env + "/conda-meta"))
+      for (const auto& m : *metas)
+        if (m.starts_with("cuda-toolkit-") || m.starts_with("cudatoolkit-") || m.starts_with("cuda-nvcc-")) {
+          add(env, "conda environment " + env, "conda");
+          break;
+        }
+
+  for (const auto& c : cands) {
+    Toolkit t;
+    t.root = c.root;
+    t.layout = c.layout;
+    for (const auto part : util::split(c.found_by, ','))
+      t.found_by.emplace_back(util::trim(part));
+    describe(ctx, t);
+    if (c.layout == "conda")
+      if (const auto metas = sys.list_dir(c.root + "/conda-meta"))
+        for (const auto& m : *metas) {
+          static const std::regex re(R"(^(cuda-toolkit|cudatoolkit)-([0-9.]+)-)");
+          std::smatch mm;
+          if (std::regex_search(m, mm, re)) t.witnesses.push_back({"conda-meta " + m, mm[2]});
+        }
+    f.toolkits.push_back(std::move(t));
+  }
+  // Newest first.
+  std::sort(f.toolkits.begin(), f.toolkits.end(), [](const Toolkit& a, const Toolkit& b) {
+    const auto va = util::Version::parse(a.version), vb = util::Version::parse(b.version);
+    if (va && vb && *va != *vb) return *va > *vb;
+    return a.root < b.root;
+  });
+
+  // What the loader picks for each toolkit major's runtime.
+  ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
+  std::vector<int> majors;
+  for (const auto& t : f.toolkits)
+    if (const auto v = util::Version::parse(t.version); v && std::find(majors.begin(), majors.end(), v->major()) == majors.end())
+      majors.push_back(v->major());
+  for (const int m : majors) {
+    // CUDA 11's runtime soname is libcudart.so.11.0; from 12 on it is the major alone.
+    const auto soname = m == 11 ? std::string("libcudart.so.11.0") : fmt::format("libcudart.so.{}", m);
+    std::string found;
+    const auto l = resolver.locate(soname, found);
+    f.cudart_picks.push_back({soname, found, found.empty() ? "" : l.rule});
+  }
+
+  // Loader configuration and shell start-up files that set CUDA paths for everyone.
+  std::vector<std::string> files = {"/etc/environment", "/etc/profile", "/etc/bash.bashrc", "/etc/zsh/zshenv"};
+  if (const auto names = sys.list_dir("/etc/profile.d"))
+    for (const auto& n : *names) files.push_back("/etc/profile.d/" + n);
+  if (const auto home = sys.env("HOME"))
+    for (const char* rc : {"/.bashrc", "/.bash_profile", "/.profile", "/.zshrc", "/.zshenv"}) files.push_back(*home + rc);
+  if (const auto names = sys.list_dir("/etc/ld.so.conf.d"))
+    for (const auto& n : *names) files.push_back("/etc/ld.so.conf.d/" + n);
+  for (const auto& file : files) {
+    if (!is_file(sys, file)) continue;
+    const auto text = sys.read_file(file, 1 << 20);
+    if (!text) continue;
+    int n = 0;
+    for (const auto raw : util::lines(*text)) {
+      ++n;
+      const auto line = util::trim(raw);
+      if (line.empty() || line.front() == '#' || !util::contains_icase(line, "cuda")) continue;
+      f.global_settings.push_back({file, n, std::string(line)});
+      if (file.starts_with("/etc/ld.so.conf.d/")) f.ld_so_conf_dirs.push_back(std::string(line) + " (" + file + ")");
+    }
+  }
+  return f;
+}
+
+}  // namespace cudoctor::probe
