@@ -12,7 +12,8 @@ namespace cudoctor::probe {
 
 struct Options {
   std::chrono::milliseconds timeout{10000};  // per child-process probe
-  bool child_probes = true;                  // NVML (and later the runtime) in a child
+  bool child_probes = true;                  // NVML and the runtime probes in a child
+  std::vector<std::string> pythons;          // --python: interpreters to inspect too
 };
 
 class Context {

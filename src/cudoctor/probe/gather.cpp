@@ -35,6 +35,7 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
   }
   snap.driver.nvml.gpus.clear();  // they live in gpus[] now, joined to their PCI function
   snap.toolkit = probe_toolkits(ctx);
+  snap.python = probe_python(ctx, options.pythons);
   snap.runtime = probe_runtime(ctx, snap);
   snap.unreadable = ctx.take_unreadable();
   return snap;

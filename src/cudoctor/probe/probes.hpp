@@ -39,6 +39,10 @@ snapshot::NvmlFacts probe_nvml(Context& ctx, const std::vector<snapshot::DriverL
 // L2: the CUDA toolkits and what selects one (PATH, CUDA_HOME, /usr/local/cuda, the loader).
 snapshot::ToolkitFacts probe_toolkits(Context& ctx);
 
+// L3: Python environments (PATH, VIRTUAL_ENV, CONDA_PREFIX, the system's, conda envs, pyenv,
+// the given interpreters) and the frameworks in them.
+snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>& given);
+
 // L4 and L5, in child processes: the driver API from the libcuda found, each CUDA runtime
 // over it, and a checked computation on every device.
 snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& snap);

@@ -19,7 +19,7 @@ std::string json(const report::Report& r, const Options&) {
   nlohmann::json j = r.snapshot;
   // Layers this version does not inspect yet keep their keys, empty, so the contract holds.
   j["toolkits"] = j["toolkit"]["toolkits"];  // the contract's top-level list
-  j["pythons"] = nlohmann::json::array();
+  j["pythons"] = j["python"]["envs"];  // the contract's top-level list, each with frameworks[]
   auto& checked = j["checked_layers"] = nlohmann::json::array();
   for (const auto l : r.checked_layers) checked.push_back(std::string(rules::to_string(l)));
   auto& findings = j["findings"] = nlohmann::json::array();

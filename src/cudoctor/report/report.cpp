@@ -31,7 +31,7 @@ Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb) {
   r.findings = rules::run_all(snap, kb);
   r.verdict = judge(r.findings);
   r.snapshot = std::move(snap);
-  r.checked_layers = {rules::Layer::L0, rules::Layer::L1, rules::Layer::L2};
+  r.checked_layers = {rules::Layer::L0, rules::Layer::L1, rules::Layer::L2, rules::Layer::L3};
   if (r.snapshot.runtime.ran) {
     r.checked_layers.push_back(rules::Layer::L4);
     r.checked_layers.push_back(rules::Layer::L5);

@@ -10,6 +10,8 @@ std::vector<Finding> run_all(const snapshot::Snapshot& snap, const kb::Knowledge
   out.insert(out.end(), driver.begin(), driver.end());
   auto toolkit = toolkit_rules(snap, kb);
   out.insert(out.end(), toolkit.begin(), toolkit.end());
+  auto frameworks = framework_rules(snap, kb);
+  out.insert(out.end(), frameworks.begin(), frameworks.end());
   auto runtime = runtime_rules(snap, kb);
   out.insert(out.end(), runtime.begin(), runtime.end());
   // Layer order, keeping each family's causal order within a layer.

@@ -12,6 +12,7 @@ std::vector<Finding> host_rules(const snapshot::Snapshot& snap);
 std::vector<Finding> driver_rules(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
 
 std::vector<Finding> toolkit_rules(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
+std::vector<Finding> framework_rules(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
 std::vector<Finding> runtime_rules(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
 
 // Every family in layer order.

@@ -244,6 +244,54 @@ struct ToolkitFacts {
   bool operator==(const ToolkitFacts&) const = default;
 };
 
+// L3: a CUDA library in a framework's dependency tree, as the loader resolves it.
+struct FrameworkLibrary {
+  std::string soname;   // "libcublas.so.12"
+  std::string path;     // where the loader takes it from, "" when not found
+  std::string rule;     // "DT_RUNPATH", "LD_LIBRARY_PATH", "ld.so.cache", …
+  std::string version;  // from the real file name, "" unknown
+  std::string bundled;  // the copy the framework ships (site-packages/nvidia/*/lib, its own lib dir), "" none
+  bool operator==(const FrameworkLibrary&) const = default;
+};
+
+struct Framework {
+  std::string name;      // torch, tensorflow, jax, cupy, onnxruntime
+  std::string version;   // "2.5.1+cu124"
+  std::string cuda;      // the CUDA it was built for, "" for a CPU-only build
+  std::string hip;       // ROCm build
+  std::string cudnn;
+  std::string location;  // logical path of the package
+  std::string source;    // where the facts come from: "torch/version.py"
+  std::string gpu_library;  // the library whose tree was resolved
+  std::vector<FrameworkLibrary> libraries;
+  std::vector<std::string> missing;           // sonames not found (libcuda.so.1 excepted)
+  std::vector<std::string> missing_versions;  // "GLIBCXX_3.4.32 (in /usr/lib/…/libstdc++.so.6)"
+  std::vector<std::string> sm_archs;          // in its own libraries' fatbins
+  std::vector<std::string> ptx_archs;
+  std::vector<std::string> requires_nvidia;   // Requires-Dist: "nvidia-cudnn-cu12==9.1.0.70"
+  std::string error;                          // the GPU library could not be read
+  bool operator==(const Framework&) const = default;
+};
+
+struct PythonEnv {
+  std::string prefix;       // logical: /usr, /home/a/venv, /opt/conda/envs/x
+  std::string interpreter;  // bin/python3 (logical), "" unknown
+  std::string version;      // "3.11"
+  std::string kind;         // system, venv, conda, pyenv, given
+  std::vector<std::string> found_by;
+  std::vector<std::string> site_packages;
+  std::vector<Framework> frameworks;
+  std::vector<std::pair<std::string, std::string>> nvidia_packages;  // dist-info name -> version
+  bool operator==(const PythonEnv&) const = default;
+};
+
+struct PythonFacts {
+  std::string path_python;       // the python3 (or python) first on PATH, logical
+  std::string path_python_env;   // the prefix of its environment
+  std::vector<PythonEnv> envs;
+  bool operator==(const PythonFacts&) const = default;
+};
+
 // The result of one CUDA API call: its code, NVIDIA's name and message for it.
 struct CudaCall {
   int code = -1;        // -1: not called
@@ -342,6 +390,7 @@ struct Snapshot {
   DriverFacts driver;
   std::vector<Gpu> gpus;
   ToolkitFacts toolkit;
+  PythonFacts python;
   RuntimeFacts runtime;
   std::vector<Unreadable> unreadable;
   bool operator==(const Snapshot&) const = default;

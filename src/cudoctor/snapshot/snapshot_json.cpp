@@ -44,6 +44,11 @@ CUDOCTOR_JSON(GlobalSetting, file, line, text)
 CUDOCTOR_JSON(LoaderPick, soname, path, rule)
 CUDOCTOR_JSON(ToolkitFacts, toolkits, cuda_link_target, cuda_link_resolved, path_nvcc, path_nvcc_real, cuda_home,
               cuda_path, cuda_root, path, ld_library_path, ld_so_conf_dirs, global_settings, cudart_picks)
+CUDOCTOR_JSON(FrameworkLibrary, soname, path, rule, version, bundled)
+CUDOCTOR_JSON(Framework, name, version, cuda, hip, cudnn, location, source, gpu_library, libraries, missing,
+              missing_versions, sm_archs, ptx_archs, requires_nvidia, error)
+CUDOCTOR_JSON(PythonEnv, prefix, interpreter, version, kind, found_by, site_packages, frameworks, nvidia_packages)
+CUDOCTOR_JSON(PythonFacts, path_python, path_python_env, envs)
 CUDOCTOR_JSON(CudaCall, code, name, message)
 CUDOCTOR_JSON(CudaDevice, index, name, compute_capability, memory_total_bytes, multiprocessors, clock_mhz,
               memory_clock_mhz, memory_bus_width_bits, pci_bus_id, context)
@@ -54,7 +59,7 @@ CUDOCTOR_JSON(CopyCheck, kind, bytes, gb_per_s, matches)
 CUDOCTOR_JSON(GemmCheck, dtype, m, n, k, max_abs_error, tolerance, passed, tflops, throughput_size, status)
 CUDOCTOR_JSON(ComputeCheck, device, cudart, cublas, outcome, allocation, copies, gemms)
 CUDOCTOR_JSON(RuntimeFacts, ran, cuda_visible_devices, driver_api, cudarts, compute)
-CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, toolkit, runtime, unreadable)
+CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, toolkit, python, runtime, unreadable)
 
 #undef CUDOCTOR_JSON
 

@@ -1,0 +1,303 @@
+// L3: the Python environments a user may mean and the frameworks in them, read from the file
+// system (version.py, build_info.py, dist-info) without running Python or importing anything;
+// each framework's GPU library resolved through ld/ and its fatbin read through elf/.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "cudoctor/elf/fatbin.hpp"
+#include "cudoctor/ld/resolver.hpp"
+#include "cudoctor/probe/probes.hpp"
+#include "cudoctor/sys/paths.hpp"
+#include "cudoctor/util/strings.hpp"
+
+namespace cudoctor::probe {
+namespace {
+
+using snapshot::Framework;
+using snapshot::PythonEnv;
+
+bool is_dir(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type == sys::FileType::directory; }
+bool exists(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type != sys::FileType::missing; }
+
+// `name = 'value'` / `name: Optional[str] = None` assignments of a generated version file.
+std::map<std::string, std::string> assignments(const std::string& text) {
+  std::map<std::string, std::string> out;
+  static const std::regex re(R"re(^\s*'?([A-Za-z_][A-Za-z0-9_]*)'?\s*(?::[^=]*)?[=:]\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
+  for (const auto line : util::lines(text)) {
+    std::smatch m;
+    const std::string l(line);
+    if (std::regex_search(l, m, re)) out[m[1]] = m[2].matched ? m[2].str() : m[3].matched ? m[3].str() : m[4].str();
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> dist_infos(const sys::Sys& sys, const std::string& site) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (const auto names = sys.list_dir(site))
+    for (const auto& n : *names)
+      for (const char* ext : {".dist-info", ".egg-info"})
+        if (n.ends_with(ext)) {
+          const auto stem = n.substr(0, n.size() - std::string_view(ext).size());
+          const auto dash = stem.find('-');
+          if (dash != std::string::npos) out.emplace_back(stem.substr(0, dash), stem.substr(dash + 1));
+        }
+  return out;
+}
+
+std::vector<std::string> requires_nvidia(const sys::Sys& sys, const std::string& site, const std::string& dist,
+                                         const std::string& version) {
+  std::vector<std::string> out;
+  const auto meta = sys.read_file(fmt::format("{}/{}-{}.dist-info/METADATA", site, dist, version), 4 << 20);
+  if (!meta) return out;
+  for (const auto line : util::lines(*meta))
+    if (line.starts_with("Requires-Dist: nvidia-")) {
+      auto req = std::string(util::trim(line.substr(15)));
+      if (const auto semi = req.find(';'); semi != std::string::npos) req = std::string(util::trim(req.substr(0, semi)));
+      out.push_back(req);
+    }
+  return out;
+}
+
+// The CUDA libraries a framework's GPU library pulls in, as the loader resolves them.
+void resolve(Context& ctx, ld::Resolver& resolver, const std::string& site, Framework& fw) {
+  const auto& sys = ctx.sys();
+  auto tree = resolver.load(fw.gpu_library);
+  if (!tree) {
+    fw.error = tree.error();
+    return;
+  }
+  static const std::regex cuda_lib(
+      R"(^lib(cudart|cublas|cublasLt|cudnn[a-z_]*|nccl|cufft|cusparse|curand|cusolver|nvrtc|nvJitLink|cupti|nvToolsExt)\.so)");
+  // Copies the environment ships: site-packages/nvidia/<component>/lib/<soname>.
+  const auto bundled_copy = [&](const std::string& soname) -> std::string {
+    if (const auto comps = sys.list_dir(site + "/nvidia"))
+      for (const auto& c : *comps)
+        if (const auto p = site + "/nvidia/" + c + "/lib/" + soname; exists(sys, p)) return p;
+    if (const auto p = sys::dirname(fw.gpu_library) + "/" + soname; exists(sys, p)) return p;
+    return "";
+  };
+  for (std::size_t i = 1; i < tree->objects.size(); ++i) {
+    const auto& o = tree->objects[i];
+    if (!o.found) {
+      if (o.name != "libcuda.so.1") fw.missing.push_back(o.name);
+      continue;
+    }
+    for (const auto& v : o.missing_versions) fw.missing_versions.push_back(v + " (needed by " + o.path + ")");
+    if (!std::regex_search(o.name, cuda_lib)) continue;
+    snapshot::FrameworkLibrary l{o.name, o.path, o.lookup.rule, "", bundled_copy(o.name)};
+    const auto real = sys::basename(sys.canonical(o.path).value_or(o.path));
+    if (const auto dot = real.find(".so."); dot != std::string::npos) l.version = real.substr(dot + 4);
+    fw.libraries.push_back(std::move(l));
+  }
+  for (const auto& v : tree->objects[0].missing_versions) fw.missing_versions.push_back(v + " (needed by " + fw.gpu_library + ")");
+  // GPU architectures: the fatbins of the framework's own libraries.
+  std::set<std::string> sm, ptx;
+  if (const auto names = sys.list_dir(sys::dirname(fw.gpu_library)))
+    for (const auto& n : *names) {
+      if (n.find(".so") == std::string::npos) continue;
+      const auto blob = sys.map_file(sys::dirname(fw.gpu_library) + "/" + n);
+      if (!blob) continue;
+      const auto elf = elf::parse_elf((*blob)->data(), (*blob)->size());
+      if (!elf) continue;
+      const auto fb = elf::read_fatbin(*elf, (*blob)->data(), (*blob)->size());
+      if (!fb || !*fb) continue;
+      for (const auto& a : (*fb)->sm_archs()) sm.insert(a);
+      for (const auto& a : (*fb)->ptx_archs()) ptx.insert(a);
+    }
+  fw.sm_archs.assign(sm.begin(), sm.end());
+  fw.ptx_archs.assign(ptx.begin(), ptx.end());
+  const auto by_arch = [](const std::string& a, const std::string& b) {
+    const auto num = [](const std::string& s) { return std::atoi(s.c_str() + s.find('_') + 1); };
+    return num(a) < num(b);
+  };
+  std::sort(fw.sm_archs.begin(), fw.sm_archs.end(), by_arch);
+  std::sort(fw.ptx_archs.begin(), fw.ptx_archs.end(), by_arch);
+}
+
+std::string first_existing(const sys::Sys& sys, std::initializer_list<std::string> paths) {
+  for (const auto& p : paths)
+    if (exists(sys, p)) return p;
+  return "";
+}
+
+void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site, PythonEnv& env) {
+  const auto& sys = ctx.sys();
+  const auto dists = dist_infos(sys, site);
+  for (const auto& [name, version] : dists)
+    if (name.starts_with("nvidia_")) env.nvidia_packages.emplace_back(name, version);
+  const auto dist_version = [&](std::initializer_list<std::string> names) -> std::pair<std::string, std::string> {
+    for (const auto& n : names)
+      for (const auto& [dn, dv] : dists)
+        if (util::to_lower(dn) == n) return {dn, dv};
+    return {};
+  };
+  // PyTorch: torch/version.py, written by its build.
+  if (const auto text = ctx.read_optional(site + "/torch/version.py", 64 * 1024)) {
+    Framework fw;
+    fw.name = "torch";
+    fw.location = site + "/torch";
+    fw.source = "torch/version.py";
+    const auto a = assignments(*text);
+    fw.version = a.count("__version__") ? a.at("__version__") : "";
+    if (a.count("cuda") && a.at("cuda") != "None") fw.cuda = a.at("cuda");
+    if (a.count("hip") && a.at("hip") != "None") fw.hip = a.at("hip");
+    const auto [dn, dv] = dist_version({"torch"});
+    if (!dn.empty()) fw.requires_nvidia = requires_nvidia(sys, site, dn, dv);
+    if (!fw.cuda.empty())
+      fw.gpu_library = first_existing(sys, {site + "/torch/lib/libtorch_cuda.so", site + "/torch/lib/libtorch_cuda_cu.so",
+                                            site + "/torch/lib/libc10_cuda.so"});
+    if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
+    env.frameworks.push_back(std::move(fw));
+  }
+  // TensorFlow: tensorflow/python/platform/build_info.py.
+  if (const auto text = ctx.read_optional(site + "/tensorflow/python/platform/build_info.py", 64 * 1024)) {
+    Framework fw;
+    fw.name = "tensorflow";
+    fw.location = site + "/tensorflow";
+    fw.source = "tensorflow/python/platform/build_info.py";
+    const auto a = assignments(*text);
+    if (a.count("is_cuda_build") && a.at("is_cuda_build") == "True" && a.count("cuda_version")) fw.cuda = a.at("cuda_version");
+    if (a.count("cudnn_version")) fw.cudnn = a.at("cudnn_version");
+    if (a.count("is_rocm_build") && a.at("is_rocm_build") == "True") fw.hip = a.count("rocm_version") ? a.at("rocm_version") : "yes";
+    fw.version = dist_version({"tensorflow", "tensorflow_gpu", "tensorflow_cpu"}).second;
+    fw.gpu_library = fw.cuda.empty() ? "" : first_existing(sys, {site + "/tensorflow/libtensorflow_framework.so.2"});
+    if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
+    env.frameworks.push_back(std::move(fw));
+  }
+  // JAX: jaxlib, and the CUDA plugin packages that make it use a GPU.
+  if (const auto text = ctx.read_optional(site + "/jaxlib/version.py", 64 * 1024)) {
+    Framework fw;
+    fw.name = "jax";
+    fw.location = site + "/jaxlib";
+    fw.source = "jaxlib/version.py";
+    const auto a = assignments(*text);
+    fw.version = a.count("_version") ? a.at("_version") : a.count("__version__") ? a.at("__version__") : "";
+    for (const char* major : {"13", "12"}) {
+      const auto plugin = site + "/jax_plugins/xla_cuda" + major + "/xla_cuda_plugin.so";
+      if (exists(sys, plugin) && fw.cuda.empty()) {
+        fw.cuda = major;
+        fw.gpu_library = plugin;
+      }
+    }
+    if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
+    env.frameworks.push_back(std::move(fw));
+  }
+  // CuPy and ONNX Runtime: named by their wheels.
+  for (const auto& [dn, dv] : dists) {
+    const auto n = util::to_lower(dn);
+    if (n.starts_with("cupy_cuda")) {
+      Framework fw{"cupy", dv, n.substr(9), "", "", site + "/cupy", "dist-info " + dn, "", {}, {}, {}, {}, {}, {}, ""};
+      fw.requires_nvidia = requires_nvidia(sys, site, dn, dv);
+      env.frameworks.push_back(std::move(fw));
+    } else if (n == "onnxruntime_gpu") {
+      Framework fw{"onnxruntime", dv, "", "", "", site + "/onnxruntime", "dist-info " + dn, "", {}, {}, {}, {}, {}, {}, ""};
+      fw.gpu_library = first_existing(sys, {site + "/onnxruntime/capi/libonnxruntime_providers_cuda.so"});
+      fw.cuda = fw.gpu_library.empty() ? "" : "12";
+      if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
+      env.frameworks.push_back(std::move(fw));
+    }
+  }
+}
+
+// The site-packages directories of an environment.
+std::vector<std::string> sites_of(const sys::Sys& sys, const std::string& prefix, const std::string& kind, std::string& version) {
+  std::vector<std::string> out;
+  if (const auto names = sys.list_dir(prefix + "/lib"))
+    for (const auto& n : *names)
+      if (n.starts_with("python3.") || n.starts_with("python2.")) {
+        for (const char* sub : {"/site-packages", "/dist-packages"})
+          if (is_dir(sys, prefix + "/lib/" + n + sub)) {
+            out.push_back(prefix + "/lib/" + n + sub);
+            if (version.empty()) version = n.substr(6);
+          }
+      }
+  if (kind == "system") {
+    // Debian and Ubuntu: packages in /usr/lib/python3/dist-packages, pip's in /usr/local.
+    if (is_dir(sys, prefix + "/lib/python3/dist-packages")) out.insert(out.begin(), prefix + "/lib/python3/dist-packages");
+    if (!version.empty() && is_dir(sys, "/usr/local/lib/python" + version + "/dist-packages"))
+      out.insert(out.begin(), "/usr/local/lib/python" + version + "/dist-packages");
+  }
+  return out;
+}
+
+}  // namespace
+
+snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>& given) {
+  const auto& sys = ctx.sys();
+  snapshot::PythonFacts facts;
+  struct Cand {
+    std::string prefix, interpreter, kind, found_by;
+  };
+  std::vector<Cand> cands;
+  const auto prefix_of = [&](const std::string& interpreter) {
+    // A venv's bin/python links to its base interpreter; the venv is the directory with pyvenv.cfg.
+    const auto up = sys::dirname(sys::dirname(interpreter));
+    if (exists(sys, up + "/pyvenv.cfg") || exists(sys, up + "/conda-meta")) return up;
+    return sys::dirname(sys::dirname(sys.canonical(interpreter).value_or(interpreter)));
+  };
+  const auto home = sys.env("HOME").value_or("");
+  const auto pyenv_root = sys.env("PYENV_ROOT").value_or(home + "/.pyenv");
+  const auto path = sys.env("PATH").value_or("");
+  for (const auto dir : util::split(path, ':')) {
+    if (dir.empty()) continue;
+    for (const char* name : {"python3", "python"}) {
+      const auto p = std::string(dir) + "/" + name;
+      if (sys.stat(p).type != sys::FileType::regular) continue;
+      facts.path_python = p;
+      if (std::string(dir).ends_with("/.pyenv/shims")) {
+        // pyenv's shims are scripts; the version in effect names the environment.
+        auto version = sys.env("PYENV_VERSION").value_or("");
+        if (version.empty())
+          if (const auto v = sys.read_file(pyenv_root + "/version", 4096)) version = std::string(util::trim(*v));
+        version = version.substr(0, version.find(':'));
+        if (!version.empty() && version != "system") {
+          facts.path_python_env = pyenv_root + "/versions/" + version;
+          cands.push_back({facts.path_python_env, facts.path_python_env + "/bin/python3", "pyenv", "python3 on PATH (pyenv shim)"});
+        }
+      } else {
+        facts.path_python_env = prefix_of(p);
+        cands.push_back({facts.path_python_env, p, "path", "python3 on PATH"});
+      }
+      break;
+    }
+    if (!facts.path_python.empty()) break;
+  }
+  if (const auto v = sys.env("VIRTUAL_ENV")) cands.push_back({*v, *v + "/bin/python3", "venv", "VIRTUAL_ENV"});
+  if (const auto c = sys.env("CONDA_PREFIX")) cands.push_back({*c, *c + "/bin/python3", "conda", "CONDA_PREFIX"});
+  if (exists(sys, "/usr/bin/python3")) cands.push_back({"/usr", "/usr/bin/python3", "system", "system interpreter"});
+  for (const auto& g : given) cands.push_back({prefix_of(g), g, "given", "--python"});
+  if (const auto names = sys.list_dir(pyenv_root + "/versions"))
+    for (const auto& n : *names)
+      cands.push_back({pyenv_root + "/versions/" + n, pyenv_root + "/versions/" + n + "/bin/python3", "pyenv", "pyenv version"});
+  for (const auto& base : {std::string("/opt/conda"), home + "/miniconda3", home + "/anaconda3", home + "/.conda"})
+    if (const auto names = sys.list_dir(base + "/envs"))
+      for (const auto& n : *names) cands.push_back({base + "/envs/" + n, base + "/envs/" + n + "/bin/python3", "conda", "conda environment"});
+
+  ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
+  for (const auto& c : cands) {
+    const auto real = sys.canonical(c.prefix).value_or(c.prefix);
+    auto it = std::find_if(facts.envs.begin(), facts.envs.end(), [&](const PythonEnv& e) {
+      return sys.canonical(e.prefix).value_or(e.prefix) == real;
+    });
+    if (it != facts.envs.end()) {
+      it->found_by.push_back(c.found_by);
+      continue;
+    }
+    if (!is_dir(sys, c.prefix)) continue;
+    PythonEnv env;
+    env.prefix = c.prefix;
+    env.interpreter = exists(sys, c.interpreter) ? c.interpreter : "";
+    env.kind = exists(sys, c.prefix + "/pyvenv.cfg") ? "venv" : exists(sys, c.prefix + "/conda-meta") ? "conda" : c.kind;
+    if (c.prefix == "/usr") env.kind = "system";
+    env.found_by.push_back(c.found_by);
+    env.site_packages = sites_of(sys, c.prefix, env.kind, env.version);
+    for (const auto& site : env.site_packages) frameworks_in(ctx, resolver, site, env);
+    facts.envs.push_back(std::move(env));
+  }
+  return facts;
+}
+
+}  // namespace cudoctor::probe
