@@ -20,6 +20,7 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
   }
   probe::Options popts;
   popts.child_probes = !o.no_runtime;
+  popts.pythons = o.pythons;
   popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
   auto snap = probe::gather(*sys, popts);
   snap.tool_version = tool_version;

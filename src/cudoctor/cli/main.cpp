@@ -22,6 +22,7 @@ void add_common(CLI::App& app, cudoctor::cli::CommonOptions& o) {
       ->type_name("SEC");
   app.add_flag("--redact", o.redact, "Replace host name, user name and home paths");
   app.add_option("--color", o.color, "Colour the text report")->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--python", o.pythons, "Also inspect the environment of this interpreter (repeatable)")->type_name("PATH");
   app.add_option("--kb", o.kb_dir, "Knowledge-base JSON files that replace the built-in ones")->type_name("DIR");
 }
 

@@ -16,6 +16,7 @@ struct CommonOptions {
   bool redact = false;
   std::string color = "auto";  // auto | always | never
   std::string kb_dir;          // --kb DIR: knowledge-base files that replace the built-in ones
+  std::vector<std::string> pythons;  // --python: interpreters to inspect as well
 
   std::string effective_format() const { return json ? "json" : format; }
 };

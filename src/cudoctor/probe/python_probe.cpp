@@ -79,6 +79,9 @@ void resolve(Context& ctx, ld::Resolver& resolver, const std::string& site, Fram
     if (const auto p = sys::dirname(fw.gpu_library) + "/" + soname; exists(sys, p)) return p;
     return "";
   };
+  const auto same_file = [&](const std::string& a, const std::string& b) {
+    return sys.canonical(a).value_or(a) == sys.canonical(b).value_or(b);
+  };
   for (std::size_t i = 1; i < tree->objects.size(); ++i) {
     const auto& o = tree->objects[i];
     if (!o.found) {
@@ -88,6 +91,8 @@ void resolve(Context& ctx, ld::Resolver& resolver, const std::string& site, Fram
     for (const auto& v : o.missing_versions) fw.missing_versions.push_back(v + " (needed by " + o.path + ")");
     if (!std::regex_search(o.name, cuda_lib)) continue;
     snapshot::FrameworkLibrary l{o.name, o.path, o.lookup.rule, "", bundled_copy(o.name)};
+    // The copy the loader takes is the bundled one when it is the same file ($ORIGIN/../.. paths).
+    if (!l.bundled.empty() && same_file(l.bundled, l.path)) l.bundled = l.path;
     const auto real = sys::basename(sys.canonical(o.path).value_or(o.path));
     if (const auto dot = real.find(".so."); dot != std::string::npos) l.version = real.substr(dot + 4);
     fw.libraries.push_back(std::move(l));

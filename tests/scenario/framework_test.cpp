@@ -1,0 +1,199 @@
+// L3 on this machine (Debian's CPU-only python3-torch) and on virtual environments built here:
+// real ELF libraries compiled by the tests, a real fatbin built by nvcc 13 embedded in them,
+// laid out as PyTorch's wheels lay them out.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "machines.hpp"
+#include "scenario.hpp"
+
+namespace cudoctor::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+void sh(const std::string& cmd) { ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd; }
+
+// A venv at /home/u/venv whose torch (CUDA `cuda`) needs libcudart.so.12, libcublas.so.12 and
+// libcudnn.so.9 from the bundled nvidia/* wheels (DT_RUNPATH $ORIGIN/../../nvidia/*/lib) and
+// carries cubins for sm_80 and sm_90 only.
+void build_venv(FixtureRoot& r, const std::string& cuda, const std::string& hip = "None") {
+  // The system's interpreter the venv points at, and the C library its libraries need.
+  for (const char* p : {"/usr/bin/python3", "/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2"})
+    if (fs::exists(p)) r.copy(p, fs::canonical(p));
+  const std::string venv = "/home/u/venv";
+  const std::string site = venv + "/lib/python3.11/site-packages";
+  r.file(venv + "/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n");
+  r.link(venv + "/bin/python3", "/usr/bin/python3");
+  r.file(site + "/torch/version.py",
+         "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
+         "__version__ = '2.5.1+cu124'\ndebug = False\ncuda: Optional[str] = " +
+             (cuda == "None" ? cuda : "'" + cuda + "'") + "\ngit_version = 'a8d6afb511a69687bbb2b7e88a3cf67917e1697e'\nhip: Optional[str] = " +
+             (hip == "None" ? hip : "'" + hip + "'") + "\n");
+  r.file(site + "/torch-2.5.1.dist-info/METADATA",
+         "Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1\nRequires-Dist: filelock\n"
+         "Requires-Dist: nvidia-cuda-runtime-cu12==12.4.127; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n"
+         "Requires-Dist: nvidia-cudnn-cu12==9.1.0.70; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n");
+  r.file(site + "/nvidia_cudnn_cu12-9.1.0.70.dist-info/METADATA", "Name: nvidia-cudnn-cu12\nVersion: 9.1.0.70\n");
+  const auto host = [&](const std::string& p) { return r.host(p).string(); };
+  std::ofstream(host("/f.c")) << "int f(void) { return 0; }\n";
+  const std::string cc = "cc -shared -fPIC '" + host("/f.c") + "' ";
+  for (const auto& [dir, soname] : std::vector<std::pair<std::string, std::string>>{
+           {"nvidia/cuda_runtime/lib", "libcudart.so.12"}, {"nvidia/cublas/lib", "libcublas.so.12"}, {"nvidia/cudnn/lib", "libcudnn.so.9"}}) {
+    fs::create_directories(host(site + "/" + dir));
+    sh("bash -c \"" + cc + "-Wl,-soname," + soname + " -o '" + host(site + "/" + dir + "/" + soname) + "'\"");
+  }
+  fs::create_directories(host(site + "/torch/lib"));
+  const auto lib = host(site + "/torch/lib/libtorch_cuda.so");
+  sh("bash -c \"" + cc + "-o '" + lib + "' -Wl,--no-as-needed '" + host(site + "/nvidia/cuda_runtime/lib/libcudart.so.12") +
+     "' '" + host(site + "/nvidia/cublas/lib/libcublas.so.12") + "' '" + host(site + "/nvidia/cudnn/lib/libcudnn.so.9") +
+     "' -Wl,--enable-new-dtags,-rpath,'\\$ORIGIN/../../nvidia/cuda_runtime/lib:\\$ORIGIN/../../nvidia/cublas/lib:\\$ORIGIN/../../nvidia/cudnn/lib'\"");
+  // The kernels: a fatbin for sm_80 and sm_90, in the library's .nv_fatbin section.
+  const auto nvcc = std::string("/usr/local/cuda-13.0/bin/nvcc");
+  if (fs::exists(nvcc)) {
+    std::ofstream(host("/k.cu")) << "__global__ void k(float* x) { x[0] = 1.0f; }\n";
+    sh(nvcc + " -fatbin -o '" + host("/k.fatbin") + "' '" + host("/k.cu") +
+       "' -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 > /dev/null");
+    sh("objcopy --add-section .nv_fatbin='" + host("/k.fatbin") + "' '" + lib + "'");
+  }
+}
+
+// A machine whose GPU (by PCI id) and driver the rules compare the venv's torch with.
+void add_gpu(FixtureRoot& r, unsigned device, const std::string& driver) {
+  add_pci(r, {.address = "0000:01:00.0", .device = device, .class_code = 0x030000, .driver = "nvidia"});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia"});
+  add_nvidia_kernel_version(r, driver);
+  add_driver_libraries(r, driver, nvml_sim_library());
+}
+
+const std::map<std::string, std::string> k_env = {{"PATH", "/home/u/venv/bin:/usr/bin:/bin"}, {"VIRTUAL_ENV", "/home/u/venv"}};
+
+nlohmann::json torch_of(const Checked& c) {
+  for (const auto& e : c.report["pythons"])
+    for (const auto& f : e["frameworks"])
+      if (f["name"] == "torch") return f;
+  return nullptr;
+}
+
+TEST(RealFramework, DebianCpuOnlyTorchAndTheWrongInterpreter) {
+  if (!fs::exists("/usr/lib/python3/dist-packages/torch/version.py"))
+    GTEST_SKIP() << "Debian's python3-torch is not installed (scripts/install-deps.sh --test)";
+  // This machine as its user runs it: their PATH and HOME.
+  std::map<std::string, std::string> env;
+  for (const char* k : {"PATH", "HOME", "PYENV_ROOT", "PYENV_VERSION"})
+    if (const char* v = std::getenv(k)) env[k] = v;
+  const auto run = run_cudoctor({"--json", "--no-runtime"}, env);
+  const auto j = nlohmann::json::parse(run.out);
+  nlohmann::json system_env;
+  for (const auto& e : j["pythons"])
+    if (e["prefix"] == "/usr") system_env = e;
+  ASSERT_FALSE(system_env.is_null()) << j["pythons"].dump(1);
+  EXPECT_EQ(system_env["interpreter"], "/usr/bin/python3");
+  ASSERT_FALSE(system_env["frameworks"].empty());
+  EXPECT_EQ(system_env["frameworks"][0]["name"], "torch");
+  EXPECT_EQ(system_env["frameworks"][0]["cuda"], "");
+  nlohmann::json cpu;
+  for (const auto& f : j["findings"])
+    if (f["id"] == "cpu-only-build") cpu = f;
+  ASSERT_FALSE(cpu.is_null());
+  EXPECT_TRUE(contains(cpu["title"], "PyTorch 1.13") && contains(cpu["title"], "(/usr/bin/python3) is a CPU-only build"));
+  bool pip = false;
+  for (const auto& c : cpu["fix"]["commands"]) pip = pip || (contains(c, "pip install \"torch==") && contains(c, "--index-url https://download.pytorch.org/whl/cu"));
+  EXPECT_TRUE(pip) << cpu.dump(1);
+  // The python3 first on PATH: when it is not the system's, the report says so.
+  if (j["python"]["path_python_env"] != "/usr" && !j["python"]["path_python_env"].get<std::string>().empty()) {
+    bool said = false;
+    for (const auto& f : j["findings"])
+      said = said || (f["id"] == "python-on-path-lacks-framework" && contains(f["title"], "PyTorch 1.13.0a0 in /usr"));
+    EXPECT_TRUE(said) << j["python"].dump(1);
+  }
+}
+
+TEST(ScenarioFramework, HealthyVenvLoadsItsOwnWheels) {
+  FixtureRoot r;
+  add_debian_12(r);
+  add_gpu(r, 0x2330, "550.54.14");  // H100, compute capability 9.0
+  build_venv(r, "12.4");
+  const auto c = check_root(r, {"--no-runtime"}, k_env);
+  const auto t = torch_of(c);
+  ASSERT_FALSE(t.is_null()) << c.report["pythons"].dump(1);
+  EXPECT_EQ(t["cuda"], "12.4");
+  std::map<std::string, std::string> rules;
+  for (const auto& l : t["libraries"]) rules[l["soname"]] = l["rule"];
+  EXPECT_EQ(rules["libcudart.so.12"], "DT_RUNPATH");
+  EXPECT_EQ(rules["libcudnn.so.9"], "DT_RUNPATH");
+  if (fs::exists("/usr/local/cuda-13.0/bin/nvcc")) {
+    EXPECT_EQ(t["sm_archs"], nlohmann::json::array({"sm_80", "sm_90"}));
+  }
+  EXPECT_TRUE(c.has("framework-found")) << c.ids();
+  EXPECT_FALSE(c.has("framework-no-kernels-for-gpu"));
+  EXPECT_FALSE(c.has("framework-library-shadowed"));
+  EXPECT_EQ(c.report["python"]["path_python_env"], "/home/u/venv");
+}
+
+TEST(ScenarioFramework, ShadowedMissingOlderAndNoKernels) {
+  if (!fs::exists("/usr/local/cuda-13.0/bin/nvcc")) GTEST_SKIP() << "needs nvcc for the fatbin";
+  FixtureRoot r;
+  add_debian_12(r);
+  add_gpu(r, 0x2b85, "570.124.06");  // RTX 5090, compute capability 12.0
+  build_venv(r, "12.4");
+  // An older cuBLAS in a directory on LD_LIBRARY_PATH shadows the wheel's.
+  fs::create_directories(r.host("/opt/old-cuda/lib64"));
+  sh("cc -shared -fPIC '" + r.host("/f.c").string() + "' -Wl,-soname,libcublas.so.12 -o '" +
+     r.host("/opt/old-cuda/lib64/libcublas.so.12").string() + "'");
+  // cuDNN removed from the venv, and an older cuDNN wheel's metadata left behind.
+  fs::remove(r.host("/home/u/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9"));
+  fs::rename(r.host("/home/u/venv/lib/python3.11/site-packages/nvidia_cudnn_cu12-9.1.0.70.dist-info"),
+             r.host("/home/u/venv/lib/python3.11/site-packages/nvidia_cudnn_cu12-9.0.0.312.dist-info"));
+  auto env = k_env;
+  env["LD_LIBRARY_PATH"] = "/opt/old-cuda/lib64";
+  const auto c = check_root(r, {"--no-runtime"}, env);
+  const auto shadow = c.finding("framework-library-shadowed");
+  ASSERT_FALSE(shadow.is_null()) << c.ids();
+  EXPECT_TRUE(contains(shadow["title"], "loads libcublas.so.12 from /opt/old-cuda/lib64/libcublas.so.12 instead of its own "
+                                        "/home/u/venv/lib/python3.11/site-packages/nvidia/cublas/lib/libcublas.so.12"))
+      << shadow["title"];
+  EXPECT_TRUE(contains(c.finding("framework-library-missing")["title"], "needs libcudnn.so.9"));
+  EXPECT_TRUE(contains(c.finding("framework-library-older")["title"], "pins nvidia-cudnn-cu12==9.1.0.70 but 9.0.0.312 is installed"));
+  const auto k = c.finding("framework-no-kernels-for-gpu");
+  ASSERT_FALSE(k.is_null()) << c.ids();
+  EXPECT_TRUE(contains(k["title"], "has no kernels for sm_120 (compute capability 12.0)"));
+  EXPECT_TRUE(contains(k["detail"], "cubins for sm_80 sm_90"));
+}
+
+TEST(ScenarioFramework, CudaTooNewForDriverAndRocmBuild) {
+  FixtureRoot r;
+  add_debian_12(r);
+  add_gpu(r, 0x2330, "535.104.05");
+  build_venv(r, "13.0");
+  const auto c = check_root(r, {"--no-runtime"}, k_env);
+  const auto f = c.finding("framework-cuda-too-new-for-driver");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_TRUE(contains(f["title"], "is built for CUDA 13.0, which needs driver ≥ 580.65.06; this driver is 535.104.05"));
+  FixtureRoot rocm;
+  add_debian_12(rocm);
+  add_gpu(rocm, 0x2330, "535.104.05");
+  build_venv(rocm, "None", "6.0.32830");
+  const auto c2 = check_root(rocm, {"--no-runtime"}, k_env);
+  EXPECT_TRUE(c2.has("framework-rocm-build")) << c2.ids();
+}
+
+TEST(ScenarioFramework, GivenInterpreterAndWrongPython) {
+  FixtureRoot r;
+  add_debian_12(r);
+  build_venv(r, "12.4");
+  r.file("/opt/py/bin/python3", "#!/bin/sh\n", 0755);
+  r.dir("/opt/py/lib/python3.12/site-packages");
+  const auto c = check_root(r, {"--no-runtime", "--python", "/home/u/venv/bin/python3"}, {{"PATH", "/opt/py/bin:/usr/bin"}});
+  bool given = false;
+  for (const auto& e : c.report["pythons"])
+    for (const auto& how : e["found_by"]) given = given || (how == "--python" && e["prefix"] == "/home/u/venv");
+  EXPECT_TRUE(given) << c.report["pythons"].dump(1);
+  EXPECT_TRUE(contains(c.finding("python-on-path-lacks-framework")["title"], "python3 on PATH (/opt/py/bin/python3) has no framework"));
+}
+
+}  // namespace
+}  // namespace cudoctor::testing
