@@ -96,6 +96,32 @@ for c in rt.get("compute", []):
     for g in c.get("gemms", []):
         check(f'L5 device {c["device"]} GEMM {g["dtype"]} vs CPU', f'err {g["max_abs_error"]:.2e}', f'tol {g["tolerance"]:.2e}', g["passed"])
         rows.append((f'L5 device {c["device"]} GEMM {g["dtype"]} n={g["throughput_size"]}', f'{g["tflops"]:.1f} TFLOP/s', "", "INFO"))
+# L3: the torch cudoctor found for this python, against what `import torch` really loads.
+try:
+    probe = ("import json,torch,sys\ntorch.cuda.init()\nlibs={}\n"
+             "for line in open('/proc/self/maps'):\n"
+             "  p=line.split()[-1]\n"
+             "  for k in ('libcudart.so','libcublas.so','libcublasLt.so','libcudnn.so','libnccl.so','libnvJitLink.so'):\n"
+             "    if '/'+k in p: libs[k]=__import__('os').path.realpath(p)\n"
+             "print(json.dumps({'file':torch.__file__,'version':torch.__version__,'cuda':torch.version.cuda,'libs':libs}))")
+    tl = json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300).stdout)
+    found = None
+    for e in rep.get("pythons", []):
+        for f in e.get("frameworks", []):
+            if f["name"] == "torch" and tl["file"].startswith(f["location"]):
+                found = f
+    check("L3 torch found for this python", found["location"] if found else "not found", os.path.dirname(tl["file"]), found is not None)
+    if found:
+        check("L3 torch version", found["version"], tl["version"])
+        check("L3 torch CUDA build", found["cuda"], tl["cuda"])
+        ours = {l["soname"].split(".so")[0] + ".so": os.path.realpath(l["path"]) for l in found["libraries"]}
+        for k, path in sorted(tl["libs"].items()):
+            check(f"L3 {k} torch loads", ours.get(k, "not in cudoctor's tree"), path, ours.get(k) == path)
+        check("L3 torch has kernels for this GPU", "no finding" if not any(x["id"] == "framework-no-kernels-for-gpu" for x in rep["findings"]) else "finding",
+              "no finding")
+        rows.append(("L3 torch cubins", " ".join(found["sm_archs"]) or "-", " ".join(found["ptx_archs"]) or "-", "INFO"))
+except Exception as e:
+    rows.append(("L3 torch", "-", f"not checked: {e}", "SKIP"))
 for lib in rep["driver"]["libraries"]:
     check(f'{lib["soname"]} version = kernel module', lib["version"] or lib["real_path"],
           rep["driver"]["kernel_module"]["version"], lib["version"] == rep["driver"]["kernel_module"]["version"])
