@@ -194,7 +194,9 @@ void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site
   for (const auto& [dn, dv] : dists) {
     const auto n = util::to_lower(dn);
     if (n.starts_with("cupy_cuda")) {
-      Framework fw{"cupy", dv, n.substr(9), "", "", site + "/cupy", "dist-info " + dn, "", {}, {}, {}, {}, {}, {}, ""};
+      auto cuda = n.substr(9);  // "cupy_cuda12x" -> "12x" -> "12"
+      if (!cuda.empty() && cuda.back() == 'x') cuda.pop_back();
+      Framework fw{"cupy", dv, cuda, "", "", site + "/cupy", "dist-info " + dn, "", {}, {}, {}, {}, {}, {}, ""};
       fw.requires_nvidia = requires_nvidia(sys, site, dn, dv);
       env.frameworks.push_back(std::move(fw));
     } else if (n == "onnxruntime_gpu") {

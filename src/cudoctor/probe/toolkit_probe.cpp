@@ -165,7 +165,7 @@ snapshot::ToolkitFacts probe_toolkits(Context& ctx) {
     if (!real || !is_dir(sys, *real) || (layout == "nvidia" && !looks_like_toolkit(sys, *real))) return;
     for (auto& c : cands)
       if (c.root == *real) {
-        c.found_by.append(", " + how);
+        if (c.found_by.find(how) == std::string::npos) c.found_by.append(", " + how);
         return;
       }
     cands.push_back({*real, how, layout});

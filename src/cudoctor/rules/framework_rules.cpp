@@ -68,7 +68,8 @@ std::string cuda_build_command(const Snapshot& s, const kb::KnowledgeBase& kb, c
 std::vector<std::string> lib_evidence(const Framework& f) {
   std::vector<std::string> ev;
   for (const auto& l : f.libraries)
-    ev.push_back(fmt::format("{} -> {} ({}){}", l.soname, l.path, l.rule, l.bundled.empty() ? "" : ", ships " + l.bundled));
+    ev.push_back(fmt::format("{} -> {} ({}){}", l.soname, l.path, l.rule,
+                             l.bundled.empty() || l.bundled == l.path ? "" : ", ships " + l.bundled));
   return ev;
 }
 

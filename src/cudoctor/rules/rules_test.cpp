@@ -124,3 +124,33 @@ TEST(RulesOnH200, RuntimeAndComputeFromTheRealMachine) {
 
 }  // namespace
 }  // namespace cudoctor::rules
+
+namespace cudoctor::rules {
+namespace {
+
+TEST(RulesOnH200, FrameworksFromTheRealMachine) {
+  const auto snap = h200();
+  const snapshot::Framework* torch = nullptr;
+  for (const auto& e : snap.python.envs)
+    for (const auto& f : e.frameworks)
+      if (f.name == "torch") torch = &f;
+  ASSERT_NE(torch, nullptr);
+  EXPECT_EQ(torch->version, "2.11.0+cu130");
+  EXPECT_EQ(torch->cuda, "13.0");
+  const auto fs = run_all(snap, kb::builtin());
+  EXPECT_EQ(find(fs, "framework-library-shadowed"), nullptr);
+  EXPECT_EQ(find(fs, "framework-no-kernels-for-gpu"), nullptr);
+  // The same torch on a driver for CUDA 12: too new; and on an sm_61 GPU: no kernels.
+  auto old = snap;
+  old.driver.kernel_module.version = "550.54.14";
+  const auto too_new = run_all(old, kb::builtin());
+  ASSERT_NE(find(too_new, "framework-cuda-too-new-for-driver"), nullptr);
+  auto pascal = snap;
+  pascal.gpus[0].nvml->compute_capability = "6.1";
+  const auto none = run_all(pascal, kb::builtin());
+  ASSERT_NE(find(none, "framework-no-kernels-for-gpu"), nullptr);
+  EXPECT_NE(find(none, "framework-no-kernels-for-gpu")->title.find("sm_61"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cudoctor::rules
