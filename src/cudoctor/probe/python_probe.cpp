@@ -25,6 +25,13 @@ bool exists(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type
 // `name = 'value'` / `name: Optional[str] = None` assignments of a generated version file.
 std::map<std::string, std::string> assignments(const std::string& text) {
   std::map<std::string, std::string> out;
+  // TensorFlow's build_info.py: build_info['cuda_version'] = '12.3'.
+  static const std::regex item(R"re(\[\s*'([A-Za-z_][A-Za-z0-9_]*)'\s*\]\s*=\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
+  for (const auto line : util::lines(text)) {
+    std::smatch m;
+    const std::string l(line);
+    if (std::regex_search(l, m, item)) out[m[1]] = m[2].matched ? m[2].str() : m[3].matched ? m[3].str() : m[4].str();
+  }
   static const std::regex re(R"re(^\s*'?([A-Za-z_][A-Za-z0-9_]*)'?\s*(?::[^=]*)?[=:]\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
   for (const auto line : util::lines(text)) {
     std::smatch m;
@@ -279,6 +286,11 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
   if (const auto names = sys.list_dir(pyenv_root + "/versions"))
     for (const auto& n : *names)
       cands.push_back({pyenv_root + "/versions/" + n, pyenv_root + "/versions/" + n + "/bin/python3", "pyenv", "pyenv version"});
+  // conda's own list of the environments it created.
+  if (const auto list = sys.read_file(home + "/.conda/environments.txt", 1 << 20))
+    for (const auto line : util::lines(*list))
+      if (const auto env = std::string(util::trim(line)); !env.empty())
+        cands.push_back({env, env + "/bin/python3", "conda", "~/.conda/environments.txt"});
   for (const auto& base : {std::string("/opt/conda"), home + "/miniconda3", home + "/anaconda3", home + "/.conda"})
     if (const auto names = sys.list_dir(base + "/envs"))
       for (const auto& n : *names) cands.push_back({base + "/envs/" + n, base + "/envs/" + n + "/bin/python3", "conda", "conda environment"});
@@ -301,6 +313,10 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
     if (c.prefix == "/usr") env.kind = "system";
     env.found_by.push_back(c.found_by);
     env.site_packages = sites_of(sys, c.prefix, env.kind, env.version);
+    // The user's site-packages belong to every interpreter outside a venv (PEP 370).
+    if (!home.empty() && !env.version.empty() && (env.kind == "system" || env.kind == "pyenv" || env.kind == "path"))
+      if (const auto user = home + "/.local/lib/python" + env.version + "/site-packages"; is_dir(sys, user))
+        env.site_packages.insert(env.site_packages.begin(), user);
     for (const auto& site : env.site_packages) frameworks_in(ctx, resolver, site, env);
     facts.envs.push_back(std::move(env));
   }

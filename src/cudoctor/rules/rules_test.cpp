@@ -154,3 +154,41 @@ TEST(RulesOnH200, FrameworksFromTheRealMachine) {
 
 }  // namespace
 }  // namespace cudoctor::rules
+
+namespace cudoctor::rules {
+namespace {
+
+snapshot::Framework* torch_in(snapshot::Snapshot& s) {
+  for (auto& e : s.python.envs)
+    for (auto& f : e.frameworks)
+      if (f.name == "torch") return &f;
+  return nullptr;
+}
+
+TEST(RulesOnH200, MinorVersionCompatibilityAndTwoRuntimes) {
+  auto snap = h200();
+  // A cu128 build on driver 535: CUDA 12.x runs there through minor-version compatibility.
+  torch_in(snap)->cuda = "12.8";
+  snap.driver.kernel_module.version = "535.104.05";
+  const auto torch_too_new = [](const std::vector<Finding>& all) -> const Finding* {
+    for (const auto& f : all)
+      if (f.id == "framework-cuda-too-new-for-driver" && f.title.starts_with("PyTorch")) return &f;
+    return nullptr;
+  };
+  auto fs = run_all(snap, kb::builtin());
+  EXPECT_EQ(torch_too_new(fs), nullptr);
+  // Below the CUDA 12 floor (525.60.13) it does not (JAX's CUDA 13 build does not run on either).
+  snap.driver.kernel_module.version = "520.61.05";
+  fs = run_all(snap, kb::builtin());
+  ASSERT_NE(torch_too_new(fs), nullptr);
+  EXPECT_NE(torch_too_new(fs)->title.find("needs driver ≥ 525.60.13"), std::string::npos);
+  // A second CUDA runtime of another major in the same tree.
+  auto two = h200();
+  torch_in(two)->libraries.push_back({"libcudart.so.12", "/usr/local/cuda-12.4/lib64/libcudart.so.12", "LD_LIBRARY_PATH", "12.4.127", ""});
+  const auto t = run_all(two, kb::builtin());
+  ASSERT_NE(find(t, "framework-two-cuda-runtimes"), nullptr);
+  EXPECT_NE(find(t, "framework-two-cuda-runtimes")->title.find("libcudart.so.12 and libcudart.so.13"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cudoctor::rules
