@@ -181,6 +181,31 @@ TEST(ScenarioFramework, CudaTooNewForDriverAndRocmBuild) {
   EXPECT_TRUE(c2.has("framework-rocm-build")) << c2.ids();
 }
 
+TEST(ScenarioFramework, UnsatisfiedSymbolVersion) {
+  FixtureRoot r;
+  add_debian_12(r);
+  build_venv(r, "12.4");
+  const auto site = r.host("/home/u/venv/lib/python3.11/site-packages").string();
+  // torch built against a cuBLAS that defines libcublas.so.12.4 …
+  std::ofstream(r.host("/new.map")) << "libcublas.so.12 { global: f; local: *; };\nlibcublas.so.12.4 { global: g; } libcublas.so.12;\n";
+  std::ofstream(r.host("/old.map")) << "libcublas.so.12 { global: f; local: *; };\n";
+  std::ofstream(r.host("/b.c")) << "int f(void) { return 0; } int g(void) { return 1; }\n";
+  std::ofstream(r.host("/t.c")) << "int g(void); int h(void) { return g(); }\n";
+  const auto cublas = site + "/nvidia/cublas/lib/libcublas.so.12";
+  sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() + "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" +
+     r.host("/new.map").string());
+  sh("cc -shared -fPIC -o '" + site + "/torch/lib/libtorch_cuda.so' '" + r.host("/t.c").string() + "' '" + cublas +
+     "' -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvidia/cublas/lib'");
+  // … and then given an older one without it.
+  sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() + "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" +
+     r.host("/old.map").string());
+  const auto c = check_root(r, {"--no-runtime"}, k_env);
+  const auto f = c.finding("framework-symbol-version-missing");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_TRUE(contains(f["title"], "version libcublas.so.12.4 (in /home/u/venv/lib/python3.11/site-packages/torch/lib/../../nvidia/cublas/lib/libcublas.so.12)"))
+      << f["title"];
+}
+
 TEST(ScenarioFramework, GivenInterpreterAndWrongPython) {
   FixtureRoot r;
   add_debian_12(r);
