@@ -42,7 +42,7 @@ void finding(std::string& out, const Finding& f, const report::Report& r, const 
   const bool problem = f.severity == Severity::warn || f.severity == Severity::error;
   std::string title = f.title;
   if (problem && r.verdict.break_layer && f.layer > *r.verdict.break_layer)
-    title += fmt::format(" (follows from the {} break)", rules::to_string(*r.verdict.break_layer));
+    title += fmt::format(" (above the {} break)", rules::to_string(*r.verdict.break_layer));
   out += fmt::format("  {} {}\n", paint(colour(f.severity), symbol(f.severity)),
                      wrap(problem ? paint("1", title) : title, k_width - 4, "    "));
   const std::string pad = "      ";

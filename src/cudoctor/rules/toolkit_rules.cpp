@@ -181,8 +181,9 @@ std::vector<Finding> toolkit_rules(const Snapshot& s, const kb::KnowledgeBase& k
     f.detail = "One toolkit forced on every shell makes per-project versions fight; a project's own environment "
                "(direnv) keeps each on its toolkit.";
     for (const auto& g : tf.global_settings) f.evidence.push_back(fmt::format("{}:{}: {}", g.file, g.line, g.text));
+    const auto example = tf.toolkits.empty() ? std::string("12.4") : major_minor(tf.toolkits.front().version);
     f.fix = {"Keep the machine's default there, and set a project's toolkit in the project.",
-             {"cudoctor env 12.4 --write .envrc && direnv allow"}};
+             {fmt::format("cudoctor env {} --write .envrc && direnv allow", example)}};
     out.push_back(std::move(f));
   }
   return out;
