@@ -18,15 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr const char* k_nvcc = "/usr/local/cuda-13.0/bin/nvcc";
 
-std::string shell(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (p && std::fgets(buf, sizeof buf, p)) out += buf;
-  if (p) ::pclose(p);
-  return out;
-}
-
 nlohmann::json archs(const std::vector<std::string>& args, int expect_rc = 0) {
   auto full = std::vector<std::string>{"archs", "--json"};
   full.insert(full.end(), args.begin(), args.end());
@@ -95,7 +86,7 @@ TEST(RealCuobjdump, CublasArchsAgree) {
   const auto list = [&](const char* what) {
     std::set<std::string> out;
     const std::regex re(R"(\.(sm_[0-9]+[a-z]?)\.(cubin|ptx))");
-    const auto text = shell("'" + cuobjdump + "' " + what + " '" + cublas + "' 2>/dev/null");
+    const auto text = shell_output("'" + cuobjdump + "' " + what + " '" + cublas + "' 2>/dev/null");
     for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) out.insert((*it)[1]);
     return out;
   };
@@ -111,7 +102,7 @@ TEST(RealCuobjdump, CublasArchsAgree) {
   // And entry by entry: cuobjdump lists one line per cubin.
   std::size_t n_cubins = 0;
   for (const auto& e : j["entries"]) n_cubins += e["kind"] == 2;
-  const auto listing = shell("'" + cuobjdump + "' --list-elf '" + cublas + "'");
+  const auto listing = shell_output("'" + cuobjdump + "' --list-elf '" + cublas + "'");
   EXPECT_EQ(n_cubins, static_cast<std::size_t>(std::count(listing.begin(), listing.end(), '\n')));
 }
 

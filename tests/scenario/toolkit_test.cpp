@@ -14,15 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string shell_out(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[4096];
-  while (p && std::fgets(buf, sizeof buf, p)) out += buf;
-  if (p) ::pclose(p);
-  return out;
-}
-
 // Both toolkits in one root, as a machine that installed CUDA 13.0 from NVIDIA and CUDA 11.8
 // from Debian has them.
 bool build_two_toolkits(FixtureRoot& r) {
@@ -99,7 +90,7 @@ TEST(RealToolkits, EnvSwitchesInBashZshAndFish) {
     };
     const auto script = at("11.8") + "; nvcc --version | tail -2 | head -1; echo CUDA_HOME=$CUDA_HOME; " + at("13.0") +
                         "; nvcc --version | tail -2 | head -1; echo CUDA_HOME=$CUDA_HOME";
-    const auto out = shell_out("env -i " + start + " HOME=/nonexistent /usr/bin/" + shell + " -c '" + script + "' 2>&1");
+    const auto out = shell_output("env -i " + start + " HOME=/nonexistent /usr/bin/" + shell + " -c '" + script + "' 2>&1");
     EXPECT_NE(out.find("Cuda compilation tools, release 11.8, V11.8.89\nCUDA_HOME=" + root + "/usr/lib/nvidia-cuda-toolkit"),
               std::string::npos)
         << shell << ":\n" << out;
@@ -133,7 +124,7 @@ TEST(RealToolkits, WriteForDirenv) {
   const auto root = r.path().string();
   const auto envrc = (r.path() / ".envrc").string();
   ASSERT_EQ(run_cudoctor({"--root", root, "env", "11.8", "--write", envrc}).exit_code, 0);
-  const auto out = shell_out("env -i PATH=" + root + "/usr/local/cuda/bin:/usr/bin:/bin bash -c '. " + envrc +
+  const auto out = shell_output("env -i PATH=" + root + "/usr/local/cuda/bin:/usr/bin:/bin bash -c '. " + envrc +
                              "; echo $PATH; nvcc --version | tail -2 | head -1'");
   EXPECT_TRUE(contains(out, root + "/usr/lib/nvidia-cuda-toolkit/bin:/usr/bin:/bin\n")) << out;
   EXPECT_TRUE(contains(out, "release 11.8")) << out;

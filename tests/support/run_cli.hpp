@@ -21,4 +21,7 @@ CliResult run_cudoctor(const std::vector<std::string>& args, const std::map<std:
 
 std::string cudoctor_binary();
 
+// Runs a shell command line (sh -c) and returns its standard output.
+std::string shell_output(const std::string& command);
+
 }  // namespace cudoctor::testing

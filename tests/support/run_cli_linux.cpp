@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -12,6 +13,15 @@
 namespace cudoctor::testing {
 
 std::string cudoctor_binary() { return CUDOCTOR_BINARY; }
+
+std::string shell_output(const std::string& command) {
+  std::string out;
+  FILE* p = ::popen(command.c_str(), "r");
+  char buf[4096];
+  while (p && std::fgets(buf, sizeof buf, p)) out += buf;
+  if (p) ::pclose(p);
+  return out;
+}
 
 CliResult run_cudoctor(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                        const std::vector<std::string>& prefix) {
