@@ -170,6 +170,18 @@ TEST(ScenarioLd, OriginAndNodeflib) {
   EXPECT_TRUE(said) << n.json.dump(1);
 }
 
+TEST(ScenarioLd, LibAndPlatformTokens) {
+  Build b;
+  // Debian's glibc expands $LIB to lib/x86_64-linux-gnu, $PLATFORM to x86_64 (AT_PLATFORM).
+  b.lib("lib/x86_64-linux-gnu/libq.so", "libq.so", k_fn);
+  b.lib("x86_64/libq.so", "libq.so", k_fn);
+  b.cc("bin/q", "int f(void); int main(void) { return f(); }",
+       "-L" + b.p("x86_64") + " -lq -Wl,-rpath,'" + b.dir().string() + "/$LIB:" + b.dir().string() + "/$PLATFORM'");
+  EXPECT_EQ(agree(b.p("bin/q")).paths.at("libq.so"), b.p("lib/x86_64-linux-gnu/libq.so"));
+  fs::remove(b.p("lib/x86_64-linux-gnu/libq.so"));
+  EXPECT_EQ(agree(b.p("bin/q")).paths.at("libq.so"), b.p("x86_64/libq.so"));
+}
+
 TEST(ScenarioLd, GlibcHwcapsSubdirectoryWins) {
   Build b;
   b.lib("d/libh.so", "libh.so", k_fn);
