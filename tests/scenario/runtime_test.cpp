@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include "machines.hpp"
 #include "scenario.hpp"
@@ -139,6 +140,37 @@ TEST(ScenarioRuntime, HealthyDriverApi) {
   const auto skipped = check_root(r, {"--no-runtime"});
   EXPECT_TRUE(skipped.report["runtime"]["ran"] == false);
   EXPECT_FALSE(skipped.has("cuda-driver-ok"));
+}
+
+}  // namespace
+}  // namespace cudoctor::testing
+
+namespace cudoctor::testing {
+namespace {
+
+TEST(RealRuntime, AFrameworksOwnRuntimeIsCheckedToo) {
+  FixtureRoot r;
+  build_server(r, "535.309.01");
+  if (!add_debian_535_libraries(r) || !std::filesystem::exists("/usr/local/cuda-13.0/lib/libcudart.so.13"))
+    GTEST_SKIP() << "needs Debian's 535 driver and CUDA 13.0's runtime";
+  // A venv whose torch brings CUDA 13.0's runtime in the nvidia/cu13 wheel layout.
+  const std::string site = "/home/u/venv/lib/python3.11/site-packages";
+  r.file("/home/u/venv/pyvenv.cfg", "home = /usr/bin\nversion = 3.11.2\n");
+  r.file(site + "/torch/version.py", "__version__ = '2.9.1+cu130'\ncuda: Optional[str] = '13.0'\nhip = None\n");
+  r.copy(site + "/nvidia/cu13/lib/libcudart.so.13", "/usr/local/cuda-13.0/lib/libcudart.so.13");
+  const auto lib = r.host(site + "/torch/lib/libtorch_cuda.so").string();
+  std::filesystem::create_directories(r.host(site + "/torch/lib"));
+  std::ofstream(r.host("/t.c")) << "int t(void) { return 0; }\n";
+  ASSERT_EQ(std::system(("cc -shared -fPIC -o '" + lib + "' '" + r.host("/t.c").string() + "' -Wl,--no-as-needed '" +
+                         r.host(site + "/nvidia/cu13/lib/libcudart.so.13").string() +
+                         "' -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvidia/cu13/lib'")
+                            .c_str()),
+            0);
+  const auto c = check_root(r, {}, {{"VIRTUAL_ENV", "/home/u/venv"}});
+  bool framework_runtime = false;
+  for (const auto& f : c.findings("runtime-too-new-for-driver"))
+    framework_runtime = framework_runtime || contains(f["title"], "CUDA runtime 13.0 (torch 2.9.1+cu130 in /home/u/venv)");
+  EXPECT_TRUE(framework_runtime) << c.ids() << c.report["runtime"]["cudarts"].dump(1);
 }
 
 }  // namespace

@@ -1,13 +1,15 @@
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <map>
 
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/runtime/cuda_child.hpp"
 #include "cudoctor/sys/paths.hpp"
 #include "cudoctor/util/strings.hpp"
 
-// Until the toolkit layer (issue #4) and the framework layer (issue #5) say which runtime
-// each program loads, the runtimes checked are those of the CUDA toolkits in their usual
-// places.
+// The runtimes checked: each framework's own libcudart, as L3 resolved it (what `import
+// torch` loads), then those of the CUDA toolkits in their usual places.
 
 namespace cudoctor::probe {
 namespace {
@@ -15,6 +17,7 @@ namespace {
 struct Candidate {
   std::string path;  // logical, canonical
   std::string origin;
+  std::string cublas;  // the cuBLAS that goes with it (the framework's), "" to look beside it
 };
 
 // The runtime library in a directory: libcudart.so.<digits...>, the shortest such name (the
@@ -50,7 +53,7 @@ std::vector<Candidate> runtime_candidates(Context& ctx, const std::string& arch)
     const auto real = sys.canonical(lib).value_or(lib);
     for (const auto& c : out)
       if (sys.canonical(c.path).value_or(c.path) == real) return;
-    out.push_back({path, origin});
+    out.push_back({path, origin, ""});
   };
   for (const auto& r : roots) {
     const auto real_root = sys.canonical(r).value_or(r);
@@ -83,7 +86,29 @@ snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& sna
     rt.driver_api.library = libcuda;
   }
   const auto host_libcuda = libcuda.empty() ? std::string() : sys.host_path(libcuda);
-  for (const auto& c : runtime_candidates(ctx, snap.host.arch)) {
+  std::vector<Candidate> candidates;
+  for (const auto& env : snap.python.envs)
+    for (const auto& fw : env.frameworks)
+      for (const auto& l : fw.libraries) {
+        if (!l.soname.starts_with("libcudart.so.") || l.path.empty()) continue;
+        const auto real = sys.canonical(l.path).value_or(l.path);
+        const bool seen = std::any_of(candidates.begin(), candidates.end(),
+                                      [&](const Candidate& c) { return sys.canonical(c.path).value_or(c.path) == real; });
+        if (seen) continue;
+        std::string cublas;
+        for (const auto& b : fw.libraries)
+          if (b.soname.starts_with("libcublas.so.") && !b.path.empty()) cublas = b.path;
+        candidates.push_back({l.path, fmt::format("{} {} in {}", fw.name, fw.version, env.prefix), cublas});
+      }
+  for (auto& c : runtime_candidates(ctx, snap.host.arch)) {
+    const auto real = sys.canonical(c.path).value_or(c.path);
+    const bool seen = std::any_of(candidates.begin(), candidates.end(),
+                                  [&](const Candidate& o) { return sys.canonical(o.path).value_or(o.path) == real; });
+    if (!seen) candidates.push_back(std::move(c));
+  }
+  std::map<std::string, std::string> cublas_of;  // runtime path -> its framework's cuBLAS
+  for (const auto& c : candidates) {
+    if (!c.cublas.empty()) cublas_of[c.path] = c.cublas;
     const auto real = sys.canonical(c.path).value_or(c.path);
     auto f = runtime::probe_cudart(sys.host_path(real), host_libcuda, timeout);
     f.library = c.path;
@@ -99,7 +124,7 @@ snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& sna
     if (c.device_count_call.code == 0 && c.device_count > 0 && (!best || c.runtime_version > best->runtime_version)) best = &c;
   if (!best) return rt;
   const auto dir = sys::dirname(best->library);
-  const auto cublas = find_versioned(sys, dir, "libcublas.so.");
+  const auto cublas = cublas_of.count(best->library) ? cublas_of.at(best->library) : find_versioned(sys, dir, "libcublas.so.");
   const auto cudart_host = sys.host_path(sys.canonical(best->library).value_or(best->library));
   const auto cublas_host = cublas.empty() ? std::string() : sys.host_path(sys.canonical(cublas).value_or(cublas));
   for (const auto& d : rt.driver_api.devices) {
