@@ -12,9 +12,13 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 echo "== build (warnings are errors)"
 BUILD_DIR=$here/build "$here/scripts/build.sh" -DCUDOCTOR_WERROR=ON -DCUDOCTOR_TESTS=ON -DCUDOCTOR_BENCH=ON
 echo "== tests"
-(cd "$here/build" && ctest -j2 --output-on-failure --timeout 300)
+(cd "$here/build" && ctest -j2 --output-on-failure --timeout 300) | tee "$here/build/ctest.log"
+counted() { grep -oE '[0-9]+ tests failed out of [0-9]+' "$1" | tail -1 | awk '{print $NF - $1}'; }
 
-[[ ${1:-} == --quick ]] && exit 0
+if [[ ${1:-} == --quick ]]; then
+  echo "tests: $(counted "$here/build/ctest.log") passed, 0 failed"
+  exit 0
+fi
 echo "== build with AddressSanitizer and UBSan"
 BUILD_DIR=$here/build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DCUDOCTOR_WERROR=ON -DCUDOCTOR_SANITIZE=ON \
   -DCUDOCTOR_BENCH=OFF
@@ -24,7 +28,10 @@ echo "== tests under ASan+UBSan"
 # handle_segv=0: a vendor library that crashes in the child must die by its signal, as in
 # production, not be turned into an exit by ASan's handler.
 (cd "$here/build-asan" && ASAN_OPTIONS=detect_leaks=1:handle_segv=0:handle_sigbus=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  ctest -j2 --output-on-failure --timeout 600)
+  ctest -j2 --output-on-failure --timeout 600) | tee "$here/build-asan/ctest.log"
 
 echo "== fuzz the parsers (ELF, fatbin, ld.so.cache)"
 "$here/scripts/fuzz.sh" "${FUZZ_SECONDS:-20}"
+
+# One closing line for CI: the tests of both builds (a failure stopped the script before).
+echo "tests: $(( $(counted "$here/build/ctest.log") + $(counted "$here/build-asan/ctest.log") )) passed, 0 failed"
