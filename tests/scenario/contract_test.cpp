@@ -13,12 +13,7 @@
 namespace cudoctor::testing {
 namespace {
 
-void build_vm(FixtureRoot& r) {
-  add_debian_12(r, "6.1.0-18-amd64", "ci-runner-3");
-  add_cpuinfo(r, true);
-  add_qemu_dmi(r);
-  add_virtio_devices(r);
-}
+void build_vm(FixtureRoot& r) { add_kvm_guest_without_gpu(r, "ci-runner-3"); }
 
 std::string strip_root(std::string s, const FixtureRoot& r) {
   const auto p = r.path().string();

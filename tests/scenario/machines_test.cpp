@@ -129,10 +129,7 @@ TEST(ScenarioServer, GpuMissingFromNvmlIsNamed) {
 
 TEST(ScenarioVm, NoGpuPassedThrough) {
   FixtureRoot r;
-  add_debian_12(r);
-  add_cpuinfo(r, true);
-  add_qemu_dmi(r);
-  add_virtio_devices(r);
+  add_kvm_guest_without_gpu(r);
   const auto c = check_root(r);
   EXPECT_EQ(c.json_run.exit_code, 1);
   EXPECT_EQ(c.report["verdict"]["break_layer"], "L1");

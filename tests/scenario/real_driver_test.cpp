@@ -33,10 +33,7 @@ TEST(RealDebian535, NvmlSaysDriverNotLoaded) {
 TEST(RealDebian535, ReportSaysDriverNotLoadedOnAVmWithoutGpu) {
   REQUIRE_DEBIAN_535();
   FixtureRoot r;
-  add_debian_12(r);
-  add_cpuinfo(r, true);
-  add_qemu_dmi(r);
-  add_virtio_devices(r);
+  add_kvm_guest_without_gpu(r);
   ASSERT_TRUE(add_debian_535_libraries(r));
   const auto c = check_root(r);
   EXPECT_EQ(c.json_run.exit_code, 1);

@@ -7,30 +7,40 @@ namespace fs = std::filesystem;
 
 namespace cudoctor::testing {
 
-void add_ubuntu_2204(FixtureRoot& r, const std::string& kernel, const std::string& host) {
-  r.file("/etc/os-release",
-         "PRETTY_NAME=\"Ubuntu 22.04.4 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nVERSION=\"22.04.4 LTS (Jammy "
-         "Jellyfish)\"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\nHOME_URL=\"https://www.ubuntu.com/\"\n");
+namespace {
+// What every Linux root has: os-release, the kernel's /proc files, /sys/firmware, ld.so.conf.
+void add_linux(FixtureRoot& r, const std::string& os_release, const std::string& kernel, const std::string& host,
+               const std::string& cmdline_root) {
+  r.file("/etc/os-release", os_release);
   r.file("/proc/sys/kernel/osrelease", kernel + "\n");
   r.file("/proc/sys/kernel/arch", "x86_64\n");
   r.file("/proc/sys/kernel/hostname", host + "\n");
   r.file("/proc/1/cgroup", "0::/init.scope\n");
-  r.file("/proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-" + kernel + " root=UUID=0b1e5c3a ro quiet splash\n");
+  r.file("/proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-" + kernel + " root=" + cmdline_root + " ro quiet\n");
   r.dir("/sys/firmware");
   add_ld_so_conf(r);
 }
+}  // namespace
+
+void add_ubuntu_2204(FixtureRoot& r, const std::string& kernel, const std::string& host) {
+  add_linux(r,
+            "PRETTY_NAME=\"Ubuntu 22.04.4 LTS\"\nNAME=\"Ubuntu\"\nVERSION_ID=\"22.04\"\nVERSION=\"22.04.4 LTS (Jammy "
+            "Jellyfish)\"\nVERSION_CODENAME=jammy\nID=ubuntu\nID_LIKE=debian\nHOME_URL=\"https://www.ubuntu.com/\"\n",
+            kernel, host, "UUID=0b1e5c3a");
+}
 
 void add_debian_12(FixtureRoot& r, const std::string& kernel, const std::string& host) {
-  r.file("/etc/os-release",
-         "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nVERSION=\"12 "
-         "(bookworm)\"\nVERSION_CODENAME=bookworm\nID=debian\n");
-  r.file("/proc/sys/kernel/osrelease", kernel + "\n");
-  r.file("/proc/sys/kernel/arch", "x86_64\n");
-  r.file("/proc/sys/kernel/hostname", host + "\n");
-  r.file("/proc/1/cgroup", "0::/init.scope\n");
-  r.file("/proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-" + kernel + " root=/dev/vda1 ro quiet\n");
-  r.dir("/sys/firmware");
-  add_ld_so_conf(r);
+  add_linux(r,
+            "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nVERSION=\"12 "
+            "(bookworm)\"\nVERSION_CODENAME=bookworm\nID=debian\n",
+            kernel, host, "/dev/vda1");
+}
+
+void add_kvm_guest_without_gpu(FixtureRoot& r, const std::string& host) {
+  add_debian_12(r, "6.1.0-18-amd64", host);
+  add_cpuinfo(r, true);
+  add_qemu_dmi(r);
+  add_virtio_devices(r);
 }
 
 void add_cpuinfo(FixtureRoot& r, bool in_vm) {

@@ -144,6 +144,9 @@ public:
   const ArchCc* arch_cc(const util::Version& cc) const;
   // The oldest driver that runs a GPU of this compute capability: that of its first toolkit.
   std::optional<util::Version> min_driver_for_cc(const util::Version& cc) const;
+  // The compute capabilities a driver cannot run: newer than the driver (their first
+  // toolkit needs more), or moved to a legacy branch older than the driver.
+  std::vector<util::Version> ccs_not_run_by(const util::Version& driver) const;
   // Whether toolkit T can compile for cc (first <= T <= last).
   bool toolkit_targets_cc(const util::Version& toolkit, const util::Version& cc) const;
   // Distinct CUDA versions (major.minor) of the toolkit table, newest first.

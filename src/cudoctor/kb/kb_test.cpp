@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cudoctor/kb/embedded.hpp"
 
 namespace cudoctor::kb {
@@ -84,6 +86,12 @@ TEST(KbQueries, ArchitecturesAndToolkits) {
   EXPECT_FALSE(kb.toolkit_targets_cc(v("12.0"), v("3.5"))) << "CUDA 12.0 dropped Kepler";
   EXPECT_FALSE(kb.toolkit_targets_cc(v("11.7"), v("8.9"))) << "sm_89 arrived in 11.8";
   EXPECT_EQ(kb.architecture_of(v("3.5"))->last_driver_branch, 470);
+  // Driver 535: too old for Blackwell, too new for Kepler.
+  std::vector<std::string> not_run;
+  for (const auto& cc : kb.ccs_not_run_by(v("535.104.05"))) not_run.push_back(cc.str());
+  EXPECT_NE(std::find(not_run.begin(), not_run.end(), "12.0"), not_run.end());
+  EXPECT_NE(std::find(not_run.begin(), not_run.end(), "3.7"), not_run.end());
+  EXPECT_EQ(std::find(not_run.begin(), not_run.end(), "8.9"), not_run.end());
 }
 
 TEST(KbQueries, FindGpusByNameOrId) {

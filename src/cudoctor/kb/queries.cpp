@@ -201,6 +201,16 @@ std::optional<util::Version> KnowledgeBase::min_driver_for_cc(const util::Versio
   return min_driver_for_cuda(c->first_cuda);
 }
 
+std::vector<util::Version> KnowledgeBase::ccs_not_run_by(const util::Version& driver) const {
+  std::vector<util::Version> out;
+  for (const auto& a : m_archs)
+    for (const auto& c : a.ccs) {
+      const auto need = min_driver_for_cuda(c.first_cuda);
+      if ((need && driver < *need) || (a.last_driver_branch && driver.major() > *a.last_driver_branch)) out.push_back(c.cc);
+    }
+  return out;
+}
+
 bool KnowledgeBase::toolkit_targets_cc(const util::Version& toolkit, const util::Version& cc) const {
   const auto* c = arch_cc(cc);
   if (!c) return false;

@@ -53,12 +53,7 @@ std::string kb_driver(const kb::KnowledgeBase& kb, const util::Version& d) {
       out += fmt::format("  any CUDA {}.x runtime through minor-version compatibility (floor {})\n", m.major,
                          m.minor_compat_floor.str());
   std::string cannot;
-  for (const auto& a : kb.architectures())
-    for (const auto& c : a.ccs) {
-      const auto need = kb.min_driver_for_cuda(c.first_cuda);
-      if ((need && d < *need) || (a.last_driver_branch && d.major() > *a.last_driver_branch))
-        cannot += (cannot.empty() ? "" : ", ") + plan::sm(c.cc);
-    }
+  for (const auto& cc : kb.ccs_not_run_by(d)) cannot += (cannot.empty() ? "" : ", ") + plan::sm(cc);
   if (!cannot.empty()) out += "  cannot run GPUs of " + cannot + "\n";
   return out;
 }
