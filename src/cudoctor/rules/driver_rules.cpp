@@ -482,7 +482,7 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
                "machine (nvidia-smi, a framework) will fail the same way.";
     f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", o.status, o.seconds, o.message));
     f.fix = {"Check the driver installation is whole and the kernel log for NVRM or Xid errors.",
-             {"nvidia-smi", "sudo dmesg | grep -i -e NVRM -e xid"}};
+             {"nvidia-smi --query-gpu=index,name,driver_version --format=csv", "sudo dmesg | grep -i -e NVRM -e xid"}};
     out.push_back(std::move(f));
     return;
   }
@@ -504,7 +504,8 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
     if (n.init_code == 4)
       f.fix = {"Give the user access to the device nodes (see above).", {"ls -l /dev/nvidia*"}};
     else if (!explained_above)
-      f.fix = {"Check the kernel module and the kernel log.", {"nvidia-smi", "sudo dmesg | grep -i -e NVRM -e nvidia"}};
+      f.fix = {"Check the kernel module and the kernel log.", {"nvidia-smi --query-gpu=index,name,driver_version --format=csv",
+                "sudo dmesg | grep -i -e NVRM -e nvidia"}};
     out.push_back(std::move(f));
     return;
   }

@@ -132,7 +132,9 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
       f.title = fmt::format("No CUDA context on GPU {} {}: {}", dev.index, dev.name, call_text(dev.context, kb, "driver"));
       if (const auto* e = kb.cuda_error("driver", dev.context.code)) f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
       f.evidence.push_back(evidence);
-      f.fix = {"See which processes hold the GPU and its compute mode.", {"nvidia-smi", "nvidia-smi -q -d COMPUTE"}};
+      f.fix = {"See which processes hold the GPU and its compute mode.",
+               {"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+                "nvidia-smi --query-gpu=index,name,compute_mode --format=csv"}};
       out.push_back(std::move(f));
     }
   auto f = make_finding("cuda-driver-ok");
