@@ -362,12 +362,6 @@ TEST(ScenarioWsl, Wsl2WithoutDxg) {
   EXPECT_EQ(c.json_run.exit_code, 1);
 }
 
-}  // namespace
-}  // namespace cudoctor::testing
-
-namespace cudoctor::testing {
-namespace {
-
 TEST(ScenarioDriverVsGpu, Rtx5090LeftUnboundByDriver550) {
   FixtureRoot r;
   add_ubuntu_2204(r);

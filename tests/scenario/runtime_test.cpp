@@ -142,12 +142,6 @@ TEST(ScenarioRuntime, HealthyDriverApi) {
   EXPECT_FALSE(skipped.has("cuda-driver-ok"));
 }
 
-}  // namespace
-}  // namespace cudoctor::testing
-
-namespace cudoctor::testing {
-namespace {
-
 TEST(RealRuntime, AFrameworksOwnRuntimeIsCheckedToo) {
   FixtureRoot r;
   build_server(r, "535.309.01");

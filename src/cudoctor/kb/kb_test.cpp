@@ -121,12 +121,6 @@ TEST(KbQueries, KernelCoverage) {
   EXPECT_FALSE(coverage(unknown, v("8.9")));
 }
 
-}  // namespace
-}  // namespace cudoctor::kb
-
-namespace cudoctor::kb {
-namespace {
-
 // Where the source article is wrong (shared/reference/seed-claims.md), the data follows
 // NVIDIA's documents.
 TEST(KbFacts, ArticleClaimsCorrected) {

@@ -27,18 +27,20 @@ std::map<std::string, std::string> assignments(const std::string& text) {
   std::map<std::string, std::string> out;
   // TensorFlow's build_info.py: build_info['cuda_version'] = '12.3'.
   static const std::regex item(R"re(\[\s*'([A-Za-z_][A-Za-z0-9_]*)'\s*\]\s*=\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
-  for (const auto line : util::lines(text)) {
-    std::smatch m;
-    const std::string l(line);
-    if (std::regex_search(l, m, item)) out[m[1]] = m[2].matched ? m[2].str() : m[3].matched ? m[3].str() : m[4].str();
-  }
   static const std::regex re(R"re(^\s*'?([A-Za-z_][A-Za-z0-9_]*)'?\s*(?::[^=]*)?[=:]\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
   for (const auto line : util::lines(text)) {
     std::smatch m;
     const std::string l(line);
-    if (std::regex_search(l, m, re)) out[m[1]] = m[2].matched ? m[2].str() : m[3].matched ? m[3].str() : m[4].str();
+    if (std::regex_search(l, m, item) || std::regex_search(l, m, re))
+      out[m[1]] = m[2].matched ? m[2].str() : m[3].matched ? m[3].str() : m[4].str();
   }
   return out;
+}
+
+// An assignment's value; "" when it is absent or None.
+std::string value(const std::map<std::string, std::string>& a, const std::string& key) {
+  const auto it = a.find(key);
+  return it == a.end() || it->second == "None" ? "" : it->second;
 }
 
 std::vector<std::pair<std::string, std::string>> dist_infos(const sys::Sys& sys, const std::string& site) {
@@ -146,72 +148,72 @@ void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site
         if (util::to_lower(dn) == n) return {dn, dv};
     return {};
   };
+  const auto found = [&](const char* name, const std::string& location, const std::string& source) {
+    Framework fw;
+    fw.name = name;
+    fw.location = location;
+    fw.source = source;
+    return fw;
+  };
+  const auto add = [&](Framework fw) {
+    if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
+    env.frameworks.push_back(std::move(fw));
+  };
   // PyTorch: torch/version.py, written by its build.
   if (const auto text = ctx.read_optional(site + "/torch/version.py", 64 * 1024)) {
-    Framework fw;
-    fw.name = "torch";
-    fw.location = site + "/torch";
-    fw.source = "torch/version.py";
+    auto fw = found("torch", site + "/torch", "torch/version.py");
     const auto a = assignments(*text);
-    fw.version = a.count("__version__") ? a.at("__version__") : "";
-    if (a.count("cuda") && a.at("cuda") != "None") fw.cuda = a.at("cuda");
-    if (a.count("hip") && a.at("hip") != "None") fw.hip = a.at("hip");
+    fw.version = value(a, "__version__");
+    fw.cuda = value(a, "cuda");
+    fw.hip = value(a, "hip");
     const auto [dn, dv] = dist_version({"torch"});
     if (!dn.empty()) fw.requires_nvidia = requires_nvidia(sys, site, dn, dv);
     if (!fw.cuda.empty())
       fw.gpu_library = first_existing(sys, {site + "/torch/lib/libtorch_cuda.so", site + "/torch/lib/libtorch_cuda_cu.so",
                                             site + "/torch/lib/libc10_cuda.so"});
-    if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
-    env.frameworks.push_back(std::move(fw));
+    add(std::move(fw));
   }
   // TensorFlow: tensorflow/python/platform/build_info.py.
   if (const auto text = ctx.read_optional(site + "/tensorflow/python/platform/build_info.py", 64 * 1024)) {
-    Framework fw;
-    fw.name = "tensorflow";
-    fw.location = site + "/tensorflow";
-    fw.source = "tensorflow/python/platform/build_info.py";
+    auto fw = found("tensorflow", site + "/tensorflow", "tensorflow/python/platform/build_info.py");
     const auto a = assignments(*text);
-    if (a.count("is_cuda_build") && a.at("is_cuda_build") == "True" && a.count("cuda_version")) fw.cuda = a.at("cuda_version");
-    if (a.count("cudnn_version")) fw.cudnn = a.at("cudnn_version");
-    if (a.count("is_rocm_build") && a.at("is_rocm_build") == "True") fw.hip = a.count("rocm_version") ? a.at("rocm_version") : "yes";
+    if (value(a, "is_cuda_build") == "True") fw.cuda = value(a, "cuda_version");
+    fw.cudnn = value(a, "cudnn_version");
+    if (value(a, "is_rocm_build") == "True") fw.hip = a.count("rocm_version") ? value(a, "rocm_version") : "yes";
     fw.version = dist_version({"tensorflow", "tensorflow_gpu", "tensorflow_cpu"}).second;
     fw.gpu_library = fw.cuda.empty() ? "" : first_existing(sys, {site + "/tensorflow/libtensorflow_framework.so.2"});
-    if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
-    env.frameworks.push_back(std::move(fw));
+    add(std::move(fw));
   }
   // JAX: jaxlib, and the CUDA plugin packages that make it use a GPU.
   if (const auto text = ctx.read_optional(site + "/jaxlib/version.py", 64 * 1024)) {
-    Framework fw;
-    fw.name = "jax";
-    fw.location = site + "/jaxlib";
-    fw.source = "jaxlib/version.py";
+    auto fw = found("jax", site + "/jaxlib", "jaxlib/version.py");
     const auto a = assignments(*text);
-    fw.version = a.count("_version") ? a.at("_version") : a.count("__version__") ? a.at("__version__") : "";
+    fw.version = a.count("_version") ? value(a, "_version") : value(a, "__version__");
     for (const char* major : {"13", "12"}) {
       const auto plugin = site + "/jax_plugins/xla_cuda" + major + "/xla_cuda_plugin.so";
-      if (exists(sys, plugin) && fw.cuda.empty()) {
+      if (fw.cuda.empty() && exists(sys, plugin)) {
         fw.cuda = major;
         fw.gpu_library = plugin;
       }
     }
-    if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
-    env.frameworks.push_back(std::move(fw));
+    add(std::move(fw));
   }
   // CuPy and ONNX Runtime: named by their wheels.
   for (const auto& [dn, dv] : dists) {
     const auto n = util::to_lower(dn);
     if (n.starts_with("cupy_cuda")) {
-      auto cuda = n.substr(9);  // "cupy_cuda12x" -> "12x" -> "12"
-      if (!cuda.empty() && cuda.back() == 'x') cuda.pop_back();
-      Framework fw{"cupy", dv, cuda, "", "", site + "/cupy", "dist-info " + dn, "", {}, {}, {}, {}, {}, {}, ""};
+      auto fw = found("cupy", site + "/cupy", "dist-info " + dn);
+      fw.version = dv;
+      fw.cuda = n.substr(9);  // "cupy_cuda12x" -> "12x" -> "12"
+      if (!fw.cuda.empty() && fw.cuda.back() == 'x') fw.cuda.pop_back();
       fw.requires_nvidia = requires_nvidia(sys, site, dn, dv);
       env.frameworks.push_back(std::move(fw));
     } else if (n == "onnxruntime_gpu") {
-      Framework fw{"onnxruntime", dv, "", "", "", site + "/onnxruntime", "dist-info " + dn, "", {}, {}, {}, {}, {}, {}, ""};
+      auto fw = found("onnxruntime", site + "/onnxruntime", "dist-info " + dn);
+      fw.version = dv;
       fw.gpu_library = first_existing(sys, {site + "/onnxruntime/capi/libonnxruntime_providers_cuda.so"});
       fw.cuda = fw.gpu_library.empty() ? "" : "12";
-      if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
-      env.frameworks.push_back(std::move(fw));
+      add(std::move(fw));
     }
   }
 }

@@ -93,12 +93,6 @@ TEST(Judge, LowestLayerErrorIsTheBreak) {
   EXPECT_EQ(w.summary, "No break found; 1 warning to read.");
 }
 
-}  // namespace
-}  // namespace cudoctor::rules
-
-namespace cudoctor::rules {
-namespace {
-
 TEST(RulesOnH200, RuntimeAndComputeFromTheRealMachine) {
   const auto snap = h200();
   ASSERT_TRUE(snap.runtime.ran);
@@ -121,12 +115,6 @@ TEST(RulesOnH200, RuntimeAndComputeFromTheRealMachine) {
   ASSERT_NE(find(bad, "gemm-wrong-result"), nullptr);
   EXPECT_EQ(report::judge(bad).break_layer, Layer::L5);
 }
-
-}  // namespace
-}  // namespace cudoctor::rules
-
-namespace cudoctor::rules {
-namespace {
 
 TEST(RulesOnH200, FrameworksFromTheRealMachine) {
   const auto snap = h200();
@@ -151,12 +139,6 @@ TEST(RulesOnH200, FrameworksFromTheRealMachine) {
   ASSERT_NE(find(none, "framework-no-kernels-for-gpu"), nullptr);
   EXPECT_NE(find(none, "framework-no-kernels-for-gpu")->title.find("sm_61"), std::string::npos);
 }
-
-}  // namespace
-}  // namespace cudoctor::rules
-
-namespace cudoctor::rules {
-namespace {
 
 snapshot::Framework* torch_in(snapshot::Snapshot& s) {
   for (auto& e : s.python.envs)
