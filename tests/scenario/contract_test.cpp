@@ -52,28 +52,28 @@ TEST(ScenarioContract, FormatsAndColour) {
   FixtureRoot r;
   build_vm(r);
   const auto root = r.path().string();
-  const auto md = run_cudoctor({"--root", root, "--format", "markdown"});
+  const auto md = run_cudoctor({"--root", root, "--runtime", "--format", "markdown"});
   EXPECT_EQ(md.exit_code, 1);
   EXPECT_TRUE(contains(md.out, "**Verdict:** ❌ Broken at L1 driver: No NVIDIA GPU on the PCI bus."));
   EXPECT_TRUE(contains(md.out, "<details><summary>All facts (JSON)</summary>"));
-  const auto as_json = run_cudoctor({"--root", root, "--format", "json"});
+  const auto as_json = run_cudoctor({"--root", root, "--runtime", "--format", "json"});
   EXPECT_TRUE(nlohmann::json::accept(as_json.out));
   // Colour only when asked or on a terminal; NO_COLOR wins over auto.
-  EXPECT_FALSE(contains(run_cudoctor({"--root", root}).out, "\033["));
-  EXPECT_TRUE(contains(run_cudoctor({"--root", root, "--color", "always"}).out, "\033[31m"));
-  EXPECT_FALSE(contains(run_cudoctor({"--root", root, "--color", "auto"}, {{"NO_COLOR", "1"}}).out, "\033["));
+  EXPECT_FALSE(contains(run_cudoctor({"--root", root, "--runtime"}).out, "\033["));
+  EXPECT_TRUE(contains(run_cudoctor({"--root", root, "--runtime", "--color", "always"}).out, "\033[31m"));
+  EXPECT_FALSE(contains(run_cudoctor({"--root", root, "--runtime", "--color", "auto"}, {{"NO_COLOR", "1"}}).out, "\033["));
   // -v shows the evidence of ok and info lines too.
-  const auto plain = run_cudoctor({"--root", root});
-  const auto verbose = run_cudoctor({"--root", root, "-v"});
+  const auto plain = run_cudoctor({"--root", root, "--runtime"});
+  const auto verbose = run_cudoctor({"--root", root, "--runtime", "-v"});
   EXPECT_FALSE(contains(plain.out, "/etc/os-release: ID=debian"));
   EXPECT_TRUE(contains(verbose.out, "/etc/os-release: ID=debian VERSION_ID=12"));
-  EXPECT_EQ(run_cudoctor({"check", "--root", root, "--json"}).out, as_json.out) << "check is the default command";
+  EXPECT_EQ(run_cudoctor({"check", "--root", root, "--runtime", "--json"}).out, as_json.out) << "check is the default command";
 }
 
 TEST(ScenarioContract, RedactHidesHostAndUser) {
   FixtureRoot r;
   build_vm(r);
-  const auto out = run_cudoctor({"--root", r.path().string(), "--json", "--redact"}).out;
+  const auto out = run_cudoctor({"--root", r.path().string(), "--runtime", "--json", "--redact"}).out;
   EXPECT_FALSE(contains(out, "ci-runner-3"));
   EXPECT_TRUE(contains(out, "\"hostname\": \"<host>\""));
 }
@@ -81,7 +81,7 @@ TEST(ScenarioContract, RedactHidesHostAndUser) {
 TEST(ScenarioContract, GoldenTextVmWithoutGpu) {
   FixtureRoot r;
   build_vm(r);
-  const auto c = run_cudoctor({"--root", r.path().string(), "--color", "never"});
+  const auto c = run_cudoctor({"--root", r.path().string(), "--runtime", "--color", "never"});
   const auto msg = check_golden("vm-no-gpu.txt", strip_root(c.out, r));
   EXPECT_TRUE(msg.empty()) << msg;
 }
@@ -89,7 +89,7 @@ TEST(ScenarioContract, GoldenTextVmWithoutGpu) {
 TEST(ScenarioContract, GoldenMarkdownVmWithoutGpu) {
   FixtureRoot r;
   build_vm(r);
-  const auto c = run_cudoctor({"--root", r.path().string(), "--format", "markdown"});
+  const auto c = run_cudoctor({"--root", r.path().string(), "--runtime", "--format", "markdown"});
   // The facts block holds timings and paths of this run; the golden file pins the rest.
   auto out = strip_root(c.out, r);
   out = out.substr(0, out.find("<details><summary>All facts"));
@@ -106,7 +106,7 @@ TEST(ScenarioContract, GoldenTextDriverMismatch) {
   add_nvidia_kernel_version(r, "535.104.05");
   add_driver_libraries(r, "535.129.03", nvml_sim_library());
   r.file("/usr/bin/nvidia-modprobe", "", 04755);
-  const auto c = run_cudoctor({"--root", r.path().string(), "--color", "never"}, {{"NVML_SIM_MODE", "mismatch"}});
+  const auto c = run_cudoctor({"--root", r.path().string(), "--runtime", "--color", "never"}, {{"NVML_SIM_MODE", "mismatch"}});
   auto out = strip_root(c.out, r);
   const auto msg = check_golden("driver-mismatch.txt", out);
   EXPECT_TRUE(msg.empty()) << msg;

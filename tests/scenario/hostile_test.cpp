@@ -99,7 +99,7 @@ TEST(ScenarioHostile, UnreadableFilesForAnUnprivilegedUser) {
   std::filesystem::permissions(r.host("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/class"),
                                std::filesystem::perms::none);
   Checked c;
-  c.json_run = run_cudoctor({"--root", r.path().string(), "--json"}, {},
+  c.json_run = run_cudoctor({"--root", r.path().string(), "--runtime", "--json"}, {},
                             {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
   c.report = nlohmann::json::parse(c.json_run.out);
   expect_whole_report(c);

@@ -260,7 +260,7 @@ TEST(ScenarioNodes, NodesThisUserMayNotOpen) {
   build_h100_server(r, 1);
   ASSERT_TRUE(add_device_nodes(r, 1, 0660));
   Checked c;
-  c.json_run = run_cudoctor({"--root", r.path().string(), "--json"}, h100_nvml(1),
+  c.json_run = run_cudoctor({"--root", r.path().string(), "--runtime", "--json"}, h100_nvml(1),
                             {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
   c.report = nlohmann::json::parse(c.json_run.out);
   EXPECT_EQ(c.json_run.exit_code, 1);

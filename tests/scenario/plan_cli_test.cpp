@@ -63,7 +63,7 @@ TEST(ScenarioPlan, FromThisMachinesFacts) {
   add_nvidia_kernel_version(r, "535.104.05");
   add_driver_libraries(r, "535.104.05", nvml_sim_library());
   ASSERT_TRUE(add_device_nodes(r, 1));
-  const auto run = run_cudoctor({"plan", "--root", r.path().string(), "--json", "--framework", "torch==2.5"},
+  const auto run = run_cudoctor({"plan", "--root", r.path().string(), "--runtime", "--json", "--framework", "torch==2.5"},
                                 {{"NVML_SIM_NAME", "NVIDIA GeForce RTX 4060 Laptop GPU"}, {"NVML_SIM_CC", "8.9"}});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto p = nlohmann::json::parse(run.out);

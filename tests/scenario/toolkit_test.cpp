@@ -64,9 +64,17 @@ TEST(RealToolkits, FindsBothWithVersionsAndComponents) {
   EXPECT_EQ(c13["cublas"], "13.1.0.3");
   EXPECT_EQ(c118["cudart"], "11.8.89");
   EXPECT_EQ(c118["cublas"], "11.11.3.6");
-  bool sm90 = false;
-  for (const auto& a : t118["nvcc_archs"]) sm90 = sm90 || a == "compute_90";
-  EXPECT_TRUE(sm90);
+  // The versions come from the files (nvcc's embedded banner), never from running nvcc.
+  bool from_nvcc = false;
+  for (const auto& w : t13["witnesses"]) from_nvcc = from_nvcc || (w["source"] == "nvcc binary" && w["version"] == "13.0.88");
+  EXPECT_TRUE(from_nvcc) << t13["witnesses"].dump();
+  // What each compiles for: CUDA 11.8 reaches sm_90 (Hopper), not sm_100; 13.0 drops sm_70.
+  const auto text = run_cudoctor({"--root", r.path().string(), "toolkits"}).out;
+  const auto at118 = text.find("CUDA 11.8.89");
+  ASSERT_NE(at118, std::string::npos) << text;
+  const auto line118 = text.substr(text.find("compiles for:", at118), 200);
+  EXPECT_TRUE(contains(line118.substr(0, line118.find('\n')), "sm_90")) << line118;
+  EXPECT_FALSE(contains(line118.substr(0, line118.find('\n')), "sm_100")) << line118;
 }
 
 TEST(RealToolkits, EnvSwitchesInBashZshAndFish) {

@@ -53,7 +53,8 @@ inline Checked check_root(const FixtureRoot& root, std::vector<std::string> extr
                           const std::map<std::string, std::string>& env = {}) {
   refresh_ld_cache(root);
   Checked c;
-  std::vector<std::string> args = {"--root", root.path().string(), "--json"};
+  // Fixture roots hold the simulated vendor libraries built by the tests: --runtime loads them.
+  std::vector<std::string> args = {"--root", root.path().string(), "--runtime", "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   c.json_run = run_cudoctor(args, env);
   try {
@@ -61,7 +62,7 @@ inline Checked check_root(const FixtureRoot& root, std::vector<std::string> extr
   } catch (const std::exception& e) {
     ADD_FAILURE() << "not JSON: " << e.what() << "\nstdout: " << c.json_run.out << "\nstderr: " << c.json_run.err;
   }
-  std::vector<std::string> targs = {"--root", root.path().string(), "--color", "never"};
+  std::vector<std::string> targs = {"--root", root.path().string(), "--runtime", "--color", "never"};
   targs.insert(targs.end(), extra.begin(), extra.end());
   c.text_run = run_cudoctor(targs, env);
   return c;

@@ -8,6 +8,7 @@
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/report/report.hpp"
+#include "cudoctor/sys/paths.hpp"
 #include "cudoctor/sys/root_sys.hpp"
 
 namespace cudoctor::cli {
@@ -18,8 +19,21 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
     fmt::print(stderr, "cudoctor: --root {}: not a directory\n", o.root);
     return std::nullopt;
   }
+  for (const auto& p : o.pythons) {
+    const auto st = sys->stat(p);
+    if (st.type != sys::FileType::regular) {
+      fmt::print(stderr, "cudoctor: --python {}: {}\n", p,
+                 st.type == sys::FileType::missing ? (st.error.empty() ? "no such file" : st.error)
+                                                   : "not an interpreter (a " + std::string(sys::to_string(st.type)) + ")");
+      return std::nullopt;
+    }
+  }
   probe::Options popts;
-  popts.child_probes = !o.no_runtime;
+  // A tree's libnvidia-ml, libcuda and libcudart are the tree's code: loaded only when asked.
+  popts.child_probes = !o.no_runtime && (sys->is_live() || o.runtime);
+  if (o.no_runtime) popts.child_probes_off_reason = "--no-runtime";
+  else if (!popts.child_probes)
+    popts.child_probes_off_reason = "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
   popts.pythons = o.pythons;
   popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
   auto snap = probe::gather(*sys, popts);

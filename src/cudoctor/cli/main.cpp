@@ -1,5 +1,6 @@
 // cudoctor: finds where the GPU -> driver -> toolkit -> framework chain breaks.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "cudoctor/cli/check_command.hpp"
 #include "cudoctor/cli/options.hpp"
 #include "cudoctor/kb/kb.hpp"
+#include "cudoctor/sys/root_sys.hpp"
 
 namespace {
 
@@ -16,9 +18,21 @@ void add_common(CLI::App& app, cudoctor::cli::CommonOptions& o) {
   app.add_flag("-v,--verbose", o.verbose, "Show the evidence behind every line");
   app.add_option("--root", o.root, "Read the file system under DIR (a fixture, chroot or mounted image)")
       ->type_name("DIR");
-  app.add_flag("--no-runtime", o.no_runtime, "Do not load vendor libraries (NVML) in a child process");
-  app.add_option("--timeout", o.timeout_s, "Seconds a child-process probe may take")
-      ->check(CLI::Range(0.1, 3600.0))
+  app.add_flag("--no-runtime", o.no_runtime, "Do not load vendor libraries (NVML, libcuda, libcudart) in child processes");
+  app.add_flag("--runtime", o.runtime,
+               "With --root: load the tree's own vendor libraries in the child probes (they are the tree's code)");
+  app.add_option("--timeout", o.timeout_s, "Seconds the child-process probes may take (each round of them)")
+      ->check(CLI::Validator(
+          [](const std::string& v) -> std::string {
+            try {
+              std::size_t used = 0;
+              const double d = std::stod(v, &used);
+              if (used == v.size() && std::isfinite(d) && d >= 0.1 && d <= 3600) return "";
+            } catch (const std::exception&) {
+            }
+            return "'" + v + "' is not a number of seconds from 0.1 to 3600";
+          },
+          "SEC"))
       ->type_name("SEC");
   app.add_flag("--redact", o.redact, "Replace host name, user name and home paths");
   app.add_option("--color", o.color, "Colour the text report")->check(CLI::IsMember({"auto", "always", "never"}));
@@ -79,8 +93,26 @@ int main(int argc, char** argv) {
       const int rc = app.exit(e);
       return rc == 0 ? 0 : 2;
     }
-    if (!o.kb_dir.empty()) {
-      auto kb = cudoctor::kb::KnowledgeBase::load_with_overrides(o.kb_dir);
+    if (o.root.empty()) {
+      fmt::print(stderr, "cudoctor: --root: give a directory (--root / for this machine)\n");
+      return 2;
+    }
+    if (app.count("--kb")) {
+      // Read through the Sys door: regular files only, and at most 64 MiB each.
+      const auto host = cudoctor::sys::make_root_sys("/");
+      const auto dir = host->canonical(o.kb_dir.empty() ? std::string("/nonexistent-kb") : o.kb_dir);
+      if (o.kb_dir.empty() || !dir || host->stat(*dir).type != cudoctor::sys::FileType::directory) {
+        fmt::print(stderr, "cudoctor: --kb {}: not a directory\n", o.kb_dir);
+        return 2;
+      }
+      auto kb = cudoctor::kb::KnowledgeBase::load_with_overrides(
+          *dir, [&](const std::string& path) -> cudoctor::util::Result<std::optional<std::string>> {
+            const auto st = host->stat(path);
+            if (st.type == cudoctor::sys::FileType::missing && st.error.empty()) return std::optional<std::string>();
+            auto text = host->read_file(path, 64u << 20);
+            if (!text) return cudoctor::util::error(text.error());
+            return std::optional<std::string>(std::move(text).value());
+          });
       if (!kb) {
         fmt::print(stderr, "cudoctor: {}\n", kb.error());
         return 2;

@@ -12,6 +12,7 @@ struct CommonOptions {
   bool verbose = false;
   std::string root = "/";
   bool no_runtime = false;
+  bool runtime = false;  // --runtime: under --root, load the tree's vendor libraries too
   double timeout_s = 10.0;
   bool redact = false;
   std::string color = "auto";  // auto | always | never

@@ -237,19 +237,12 @@ util::Result<KnowledgeBase> KnowledgeBase::load_embedded() {
   return load(files);
 }
 
-util::Result<KnowledgeBase> KnowledgeBase::load_with_overrides(const std::string& dir) {
-  if (!std::filesystem::is_directory(dir)) return util::error("--kb " + dir + ": not a directory");
+util::Result<KnowledgeBase> KnowledgeBase::load_with_overrides(const std::string& dir, const FileReader& read) {
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& f : embedded_files()) {
-    const auto path = std::filesystem::path(dir) / std::string(f.name);
-    if (std::filesystem::exists(path)) {
-      std::ifstream in(path, std::ios::binary);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      files.emplace_back(std::string(f.name), ss.str());
-    } else {
-      files.emplace_back(std::string(f.name), std::string(f.text));
-    }
+    auto text = read(dir + "/" + std::string(f.name));
+    if (!text) return util::error("--kb: " + text.error());
+    files.emplace_back(std::string(f.name), text->has_value() ? std::move(**text) : std::string(f.text));
   }
   auto kb = load(files);
   if (!kb) return kb;

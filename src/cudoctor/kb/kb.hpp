@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -100,8 +101,10 @@ public:
   static util::Result<KnowledgeBase> load_embedded();
   // Loads (file name, JSON text) pairs: every known file must be present.
   static util::Result<KnowledgeBase> load(const std::vector<std::pair<std::string, std::string>>& files);
-  // The embedded files, each replaced by DIR/<name> where that exists.
-  static util::Result<KnowledgeBase> load_with_overrides(const std::string& dir);
+  // The embedded files, each replaced by DIR/<name> where read(DIR/<name>) gives a text
+  // (nullopt: no such file, keep the embedded one; an error: the message to report).
+  using FileReader = std::function<util::Result<std::optional<std::string>>(const std::string& path)>;
+  static util::Result<KnowledgeBase> load_with_overrides(const std::string& dir, const FileReader& read);
 
   // Consistency of the whole: tables ordered newest first, no missing CUDA minor, unique
   // ids. Empty when all is well; each entry names the file and the record.

@@ -13,6 +13,7 @@ namespace cudoctor::probe {
 struct Options {
   std::chrono::milliseconds timeout{10000};  // per child-process probe
   bool child_probes = true;                  // NVML and the runtime probes in a child
+  std::string child_probes_off_reason;       // why not, said in the report ("--no-runtime")
   std::vector<std::string> pythons;          // --python: interpreters to inspect too
 };
 

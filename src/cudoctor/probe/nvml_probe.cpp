@@ -15,7 +15,7 @@ snapshot::NvmlFacts probe_nvml(Context& ctx, const std::vector<snapshot::DriverL
   }
   if (!ctx.options().child_probes) {
     facts.library = lib->path;
-    facts.outcome.message = "child probes disabled (--no-runtime)";
+    facts.outcome.message = "not run: " + ctx.options().child_probes_off_reason;
     return facts;
   }
   facts = runtime::probe_nvml(ctx.sys().host_path(lib->real_path), ctx.options().timeout);

@@ -71,7 +71,10 @@ snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& sna
   snapshot::RuntimeFacts rt;
   const auto& sys = ctx.sys();
   rt.cuda_visible_devices = sys.env("CUDA_VISIBLE_DEVICES");
-  if (!ctx.options().child_probes) return rt;
+  if (!ctx.options().child_probes) {
+    rt.not_run_reason = ctx.options().child_probes_off_reason;
+    return rt;
+  }
   rt.ran = true;
   const auto timeout = ctx.options().timeout;
 
@@ -107,12 +110,16 @@ snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& sna
     if (!seen) candidates.push_back(std::move(c));
   }
   std::map<std::string, std::string> cublas_of;  // runtime path -> its framework's cuBLAS
+  std::vector<std::string> hosts;
   for (const auto& c : candidates) {
     if (!c.cublas.empty()) cublas_of[c.path] = c.cublas;
-    const auto real = sys.canonical(c.path).value_or(c.path);
-    auto f = runtime::probe_cudart(sys.host_path(real), host_libcuda, timeout);
-    f.library = c.path;
-    f.origin = c.origin;
+    hosts.push_back(sys.host_path(sys.canonical(c.path).value_or(c.path)));
+  }
+  auto facts = runtime::probe_cudarts(hosts, host_libcuda, timeout);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto& f = facts[i];
+    f.library = candidates[i].path;
+    f.origin = candidates[i].origin;
     f.driver_library = libcuda;
     rt.cudarts.push_back(std::move(f));
   }
@@ -127,13 +134,15 @@ snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& sna
   const auto cublas = cublas_of.count(best->library) ? cublas_of.at(best->library) : find_versioned(sys, dir, "libcublas.so.");
   const auto cudart_host = sys.host_path(sys.canonical(best->library).value_or(best->library));
   const auto cublas_host = cublas.empty() ? std::string() : sys.host_path(sys.canonical(cublas).value_or(cublas));
+  std::vector<runtime::ComputeJob> jobs;
   for (const auto& d : rt.driver_api.devices) {
     const auto cc = util::split(d.compute_capability, '.');
     const int major = cc.size() == 2 ? static_cast<int>(util::parse_uint(cc[0]).value_or(0)) : 0;
     const int minor = cc.size() == 2 ? static_cast<int>(util::parse_uint(cc[1]).value_or(0)) : 0;
-    auto check = runtime::run_compute(host_libcuda, cudart_host, cublas_host, d.index, major, minor, {},
-                                      std::max(timeout, std::chrono::milliseconds(30000)));
-    check.device = d.index;
+    jobs.push_back({host_libcuda, cudart_host, cublas_host, d.index, major, minor});
+  }
+  // Every device at once, within the same --timeout as every other child probe.
+  for (auto& check : runtime::run_compute(jobs, {}, timeout)) {
     check.cudart = best->library;
     check.cublas = cublas;
     rt.compute.push_back(std::move(check));

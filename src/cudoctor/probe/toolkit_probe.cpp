@@ -65,11 +65,25 @@ std::vector<std::pair<std::string, std::string>> dist_infos(const sys::Sys& sys,
   return out;
 }
 
-std::string nvcc_version(const std::string& out) {
-  // "Cuda compilation tools, release 12.2, V12.2.140"
-  static const std::regex re(R"(release [0-9.]+, V([0-9.]+))");
-  std::smatch m;
-  return std::regex_search(out, m, re) ? std::string(m[1]) : "";
+// The version nvcc prints, read from the bytes of the nvcc binary instead of running it:
+// nvcc embeds the banner "Cuda compilation tools, release 12.2, V12.2.140" that
+// `nvcc --version` prints. Nothing from the examined tree is ever executed.
+std::string nvcc_embedded_version(const sys::Sys& sys, const std::string& nvcc) {
+  const auto blob = sys.map_file(nvcc);
+  if (!blob || !*blob) return "";
+  const std::string_view bytes(reinterpret_cast<const char*>((*blob)->data()), (*blob)->size());
+  constexpr std::string_view k_banner = "Cuda compilation tools, release ";
+  const auto at = bytes.find(k_banner);
+  if (at == std::string_view::npos) return "";
+  const auto tail = bytes.substr(at + k_banner.size(), 64);
+  const auto v = tail.find(", V");
+  if (v == std::string_view::npos) return "";
+  std::string out;
+  for (const char c : tail.substr(v + 3)) {
+    if ((c < '0' || c > '9') && c != '.') break;
+    out += c;
+  }
+  return util::Version::parse(out) ? out : "";
 }
 
 void describe(Context& ctx, Toolkit& t) {
@@ -100,15 +114,8 @@ void describe(Context& ctx, Toolkit& t) {
     std::smatch m;
     if (std::regex_search(*txt, m, re)) t.witnesses.push_back({"version.txt", m[1]});
   }
-  if (!t.nvcc.empty()) {
-    // Sys::run runs the root's nvcc (its host path): a fixture's toolkit answers for itself.
-    const auto r = sys.run({t.nvcc, "--version"}, ctx.options().timeout);
-    if (const auto v = nvcc_version(r.out); !v.empty()) t.witnesses.push_back({"nvcc --version", v});
-    const auto archs = sys.run({t.nvcc, "--list-gpu-arch"}, ctx.options().timeout);
-    if (archs.exit_code == 0)
-      for (const auto line : util::lines(archs.out))
-        if (line.starts_with("compute_")) t.nvcc_archs.emplace_back(util::trim(line));
-  }
+  if (!t.nvcc.empty())
+    if (const auto v = nvcc_embedded_version(sys, t.nvcc); !v.empty()) t.witnesses.push_back({"nvcc binary", v});
   const auto dists = dist_infos(sys, root + "/dist-info");
   for (const auto& [name, version] : dists)
     if (name == "nvidia_cuda_runtime" || name.starts_with("nvidia_cuda_runtime_cu"))
@@ -134,7 +141,7 @@ void describe(Context& ctx, Toolkit& t) {
     t.components.push_back(std::move(c));
   }
   // The toolkit's version: nvcc's, else version.json's, else the runtime's.
-  for (const char* pref : {"nvcc --version", "version.json", "version.txt"})
+  for (const char* pref : {"nvcc binary", "version.json", "version.txt"})
     for (const auto& w : t.witnesses)
       if (t.version.empty() && w.source == pref) t.version = w.version;
   for (const auto& w : t.witnesses)

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cudoctor/kb/kb.hpp"
 #include "cudoctor/render/render.hpp"
 
 namespace cudoctor::render {
@@ -31,7 +32,15 @@ std::string toolkits_text(const snapshot::ToolkitFacts& f, const std::vector<std
     std::vector<std::string> c;
     for (const auto& x : t.components) c.push_back(x.name + " " + x.version);
     if (!c.empty()) out += fmt::format("  components: {}\n", join(c, ", "));
-    if (!t.nvcc_archs.empty()) out += fmt::format("  compiles for: {}\n", join(t.nvcc_archs, " "));
+    // What it compiles for is the knowledge base's answer for its version: nvcc itself is
+    // the examined tree's code and is never run.
+    if (const auto v = util::Version::parse(t.version)) {
+      std::vector<std::string> archs;
+      for (const auto& a : kb::builtin().architectures())
+        for (const auto& cc : a.ccs)
+          if (kb::builtin().toolkit_targets_cc(*v, cc.cc)) archs.push_back(plan::sm(cc.cc));
+      if (!archs.empty()) out += fmt::format("  compiles for: {}\n", join(archs, " "));
+    }
     if (!t.missing.empty()) out += fmt::format("  missing: {}\n", join(t.missing, ", "));
   }
   if (!selected.empty()) {

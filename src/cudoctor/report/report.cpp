@@ -35,6 +35,8 @@ Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb) {
   if (r.snapshot.runtime.ran) {
     r.checked_layers.push_back(rules::Layer::L4);
     r.checked_layers.push_back(rules::Layer::L5);
+  } else if (!r.snapshot.runtime.not_run_reason.empty()) {
+    r.checked_layers.push_back(rules::Layer::L4);  // where the report says why it was not run
   }
   return r;
 }

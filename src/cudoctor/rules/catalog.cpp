@@ -85,6 +85,7 @@ constexpr CatalogEntry k_catalog[] = {
     {"gemm-wrong-result", L::L5, S::error, "A cuBLAS matrix product gives a wrong result"},
     {"compute-ok", L::L5, S::ok, "Copies and matrix products check out"},
     {"compute-not-run", L::L5, S::info, "The computation check did not run"},
+    {"runtime-not-run", L::L4, S::info, "L4 and L5 were not run"},
     {"copy-bandwidth-low", L::L5, S::warn, "Host-device copies are far below what the PCIe link allows"},
 };
 

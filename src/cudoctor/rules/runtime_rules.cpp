@@ -242,7 +242,8 @@ void bandwidth_rule(const Snapshot& s, const snapshot::ComputeCheck& c, std::vec
   const snapshot::NvmlGpu* nvml = nullptr;
   for (const auto& g : s.gpus)
     if (g.nvml && g.nvml->index == c.device) nvml = &*g.nvml;
-  if (!nvml) return;
+  // Copies that shared the bus with another GPU's say nothing of this GPU's link.
+  if (!nvml || !c.copies_timed_alone) return;
   const double link = pcie_gb_per_s(nvml->pcie_gen_max, nvml->pcie_width_max);
   double best = 0;
   for (const auto& k : c.copies)
@@ -335,7 +336,14 @@ void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<F
 
 std::vector<Finding> runtime_rules(const Snapshot& s, const kb::KnowledgeBase& kb) {
   std::vector<Finding> out;
-  if (!s.runtime.ran) return out;
+  if (!s.runtime.ran) {
+    if (!s.runtime.not_run_reason.empty()) {
+      auto f = make_finding("runtime-not-run");
+      f.title = "L4 and L5 not run: " + s.runtime.not_run_reason;
+      out.push_back(std::move(f));
+    }
+    return out;
+  }
   driver_api_rules(s, kb, out);
   cudart_rules(s, kb, out);
   compute_rules(s, kb, out);

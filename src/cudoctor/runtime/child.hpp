@@ -2,9 +2,16 @@
 // The child-process protocol: a probe that touches a vendor library runs in a forked child,
 // sends its facts back over a pipe, and is killed at its deadline. A crash, hang or exit of
 // the vendor library becomes a ChildOutcome, never a crash or hang of cudoctor.
+//
+// What the child may do is narrowed before any vendor code runs (child_sandbox_linux.cpp):
+// no program can be executed (setuid helpers such as nvidia-modprobe included), no file or
+// device node created, removed, renamed or re-permissioned, no signal sent to cudoctor; it
+// dies with cudoctor; it inherits no descriptor but its reply pipe. Whatever it starts is
+// collected and killed when it ends (cudoctor is a child subreaper).
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,10 +25,18 @@ struct ChildRun {
   std::string payload;  // what the child's function returned; complete only when status is "ok"
 };
 
+using ChildFn = std::function<std::string()>;
+
 // Runs fn in a child process. The child's stdout and stderr go to /dev/null so a chatty
 // library cannot corrupt our output. status: ok, crashed, timeout, exited (the child ended
-// without delivering, e.g. a library called exit()), failed_to_start.
-ChildRun run_in_child(const std::function<std::string()>& fn, std::chrono::milliseconds timeout);
+// without delivering, e.g. a library called exit()), bad_reply (it delivered something
+// that is not a reply), failed_to_start, interrupted.
+ChildRun run_in_child(const ChildFn& fn, std::chrono::milliseconds timeout);
+
+// Runs every fn in its own child at once, under one deadline. keep_fds are descriptors the
+// children keep open (all others but their reply pipe are closed in the child).
+std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chrono::milliseconds timeout,
+                                      const std::vector<int>& keep_fds = {});
 
 // Turns a child's JSON reply into facts of type T (which has an `outcome`), keeping the
 // child's outcome. A reply {"load_error": "..."} (the library could not be loaded) becomes
@@ -36,6 +51,11 @@ T parse_reply(const ChildRun& run) {
     if (j.contains("load_error")) {
       facts.outcome.status = "load_failed";
       facts.outcome.message = j["load_error"].template get<std::string>();
+      return facts;
+    }
+    if (j.contains("child_exception")) {
+      facts.outcome.status = "child_error";
+      facts.outcome.message = j["child_exception"].template get<std::string>();
       return facts;
     }
     facts = j.template get<T>();

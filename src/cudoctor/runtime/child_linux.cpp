@@ -1,21 +1,65 @@
+#include <dirent.h>
 #include <fcntl.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
 
 #include "cudoctor/runtime/child.hpp"
+#include "cudoctor/runtime/child_sandbox.hpp"
 
 namespace cudoctor::runtime {
 namespace {
 
-// The payload travels as "<length>\n<bytes>", so a child that dies mid-write is told apart
-// from one that finished.
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t k_max_reply = 64u << 20;  // no honest probe says this much
+
+std::atomic<int> g_in_flight{0};
+volatile sig_atomic_t g_interrupt = 0;
+
+// Ctrl-C, SIGTERM or SIGHUP while probe children run: the children and everything they
+// started are killed first, then cudoctor dies of the same signal. With none running, the
+// signal acts at once.
+void on_interrupt(int sig) {
+  if (g_in_flight.load() == 0) {
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+    return;
+  }
+  g_interrupt = sig;
+}
+
+void install_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Orphans of a probe child (a library's helper that called setsid) come back to us,
+    // so they can be killed instead of outliving cudoctor.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      ::sigaction(sig, nullptr, &old);
+      if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue;  // nohup stays nohup
+      struct sigaction sa {};
+      sa.sa_handler = on_interrupt;  // no SA_RESTART: poll() returns EINTR
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+// The payload travels as "<length>\n<bytes>": a reply is complete when its length has
+// arrived, whether or not the pipe is ever closed (a helper process may hold it open).
 void write_all(int fd, const std::string& data) {
   std::size_t done = 0;
   while (done < data.size()) {
@@ -26,112 +70,249 @@ void write_all(int fd, const std::string& data) {
   }
 }
 
-// NVIDIA's user-space libraries, run as root, create missing /dev/nvidia* nodes themselves.
-// cudoctor writes nothing to the system, so the child gives up CAP_MKNOD: the library then
-// sees what an ordinary user would. setuid helpers (nvidia-modprobe) keep their own powers.
-void drop_mknod_capability() {
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2] = {};
-  if (::syscall(SYS_capget, &header, data) != 0) return;
-  const unsigned bit = 1u << (CAP_MKNOD % 32);
-  auto& word = data[CAP_MKNOD / 32];
-  word.effective &= ~bit;
-  word.permitted &= ~bit;
-  word.inheritable &= ~bit;
-  ::syscall(SYS_capset, &header, data);
+enum class Reply { partial, complete, malformed };
+
+Reply reply_state(const std::string& data, std::string* payload) {
+  const auto nl = data.find('\n');
+  if (nl == std::string::npos) return data.size() > 20 ? Reply::malformed : Reply::partial;
+  if (nl == 0 || nl > 20 || !std::all_of(data.begin(), data.begin() + static_cast<long>(nl), [](char c) {
+        return c >= '0' && c <= '9';
+      }))
+    return Reply::malformed;
+  const auto len = std::strtoull(data.substr(0, nl).c_str(), nullptr, 10);
+  const auto have = data.size() - nl - 1;
+  if (have < len) return Reply::partial;
+  if (have > len) return Reply::malformed;  // something else wrote into the pipe too
+  if (payload) *payload = data.substr(nl + 1);
+  return Reply::complete;
+}
+
+std::vector<pid_t> children_of_self() {
+  std::vector<pid_t> out;
+  const auto self = std::to_string(::getpid());
+  if (DIR* d = ::opendir("/proc")) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+      std::ifstream f("/proc/" + name + "/stat");
+      std::string stat((std::istreambuf_iterator<char>(f)), {});
+      // pid (comm) state ppid …; comm may hold spaces and parentheses: take the last ')'.
+      const auto close = stat.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(stat.substr(close + 1));
+      std::string state, ppid;
+      rest >> state >> ppid;
+      if (ppid == self) out.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+    ::closedir(d);
+  }
+  return out;
+}
+
+// Waits for pid until the deadline; true when it was reaped.
+bool reap_until(pid_t pid, int& status, Clock::time_point deadline) {
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) return true;
+    if (r < 0 && errno != EINTR) return errno == ECHILD;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+// Kills whatever the probe children left behind: processes reparented to us because we are
+// a subreaper (a library's helper that left the child's process group). Killing one can
+// orphan its own children to us, so this repeats until none is left.
+void kill_orphans() {
+  for (int round = 0; round < 8; ++round) {
+    const auto orphans = children_of_self();
+    if (orphans.empty()) return;
+    for (const pid_t p : orphans) {
+      ::kill(-p, SIGKILL);
+      ::kill(p, SIGKILL);
+    }
+    int status = 0;
+    const auto deadline = Clock::now() + std::chrono::milliseconds(500);
+    for (const pid_t p : orphans) reap_until(p, status, deadline);
+  }
+}
+
+struct Running {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string data;
+  bool reaped = false;
+  bool killed_at_deadline = false;
+  int status = 0;
+};
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+ChildRun outcome_of(Running& c, std::chrono::milliseconds timeout, Clock::time_point start) {
+  ChildRun run;
+  run.outcome.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const auto state = reply_state(c.data, &run.payload);
+  if (state == Reply::complete) {
+    run.outcome.status = "ok";  // delivered: how the child ended afterwards does not matter
+  } else if (c.killed_at_deadline) {
+    run.outcome.status = "timeout";
+    run.outcome.message = "killed after " + std::to_string(timeout.count()) + " ms";
+  } else if (c.reaped && WIFSIGNALED(c.status)) {
+    run.outcome.status = "crashed";
+    run.outcome.signal = WTERMSIG(c.status);
+    run.outcome.message = std::string("killed by signal ") + std::to_string(WTERMSIG(c.status)) + " (" +
+                          ::strsignal(WTERMSIG(c.status)) + ")";
+  } else if (state == Reply::malformed || c.data.size() > k_max_reply) {
+    run.outcome.status = "bad_reply";
+    run.outcome.message = "the child's reply pipe carried " + std::to_string(c.data.size()) + " bytes that are not a reply";
+  } else {
+    run.outcome.status = "exited";
+    run.outcome.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : -1;
+    run.outcome.message = "exited with code " + std::to_string(run.outcome.exit_code) + " before reporting";
+  }
+  if (!run.payload.empty() && run.outcome.status != "ok") run.payload.clear();
+  return run;
 }
 
 }  // namespace
 
-ChildRun run_in_child(const std::function<std::string()>& fn, std::chrono::milliseconds timeout) {
-  ChildRun run;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    run.outcome.status = "failed_to_start";
-    run.outcome.message = std::string("pipe: ") + std::strerror(errno);
-    return run;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    run.outcome.status = "failed_to_start";
-    run.outcome.message = std::string("fork: ") + std::strerror(errno);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return run;
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    ::setpgid(0, 0);  // its own group: a timeout kills whatever the library started too
-    const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (devnull >= 0) {
-      ::dup2(devnull, 1);
-      ::dup2(devnull, 2);
-    }
-    drop_mknod_capability();
-    std::string payload;
-    try {
-      payload = fn();
-    } catch (const std::exception& e) {
-      payload = std::string("{\"child_exception\":\"") + e.what() + "\"}";
-    }
-    write_all(fds[1], std::to_string(payload.size()) + "\n" + payload);
-    ::_exit(0);  // no atexit handlers or static destructors of the vendor library
-  }
-  ::close(fds[1]);
+std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chrono::milliseconds timeout,
+                                      const std::vector<int>& keep_fds) {
+  install_once();
+  const auto start = Clock::now();
   const auto deadline = start + timeout;
-  std::string data;
+  std::vector<Running> kids(fns.size());
+  std::vector<ChildRun> runs(fns.size());
+  std::vector<std::string> start_errors(fns.size());
+  const pid_t parent = ::getpid();
+  const pid_t parent_group = ::getpgrp();
+  ++g_in_flight;
+  for (std::size_t i = 0; i < fns.size(); ++i) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) {
+      start_errors[i] = std::string("pipe: ") + std::strerror(errno);
+      continue;
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      start_errors[i] = std::string("fork: ") + std::strerror(errno);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      continue;
+    }
+    if (pid == 0) {
+      if (!enter_child_sandbox(parent, parent_group, fds[1], keep_fds)) ::_exit(127);
+      std::string payload;
+      try {
+        payload = fns[i]();
+      } catch (const std::exception& e) {
+        payload = nlohmann::json{{"child_exception", e.what()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      }
+      write_all(fds[1], std::to_string(payload.size()) + "\n" + payload);
+      ::_exit(0);  // no atexit handlers or static destructors of the vendor library
+    }
+    ::close(fds[1]);
+    kids[i].pid = pid;
+    kids[i].fd = fds[0];
+  }
+
   bool timed_out = false;
+  int interrupted = 0;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (g_interrupt) {
+      interrupted = g_interrupt;
+      break;
+    }
+    bool pending = false, waiting_exit = false;
+    std::vector<pollfd> polls;
+    std::vector<std::size_t> owners;
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+      auto& c = kids[i];
+      if (c.pid < 0 || c.reaped) continue;
+      if (::waitpid(c.pid, &c.status, WNOHANG) == c.pid) {
+        c.reaped = true;
+      }
+      if (c.fd >= 0) {
+        polls.push_back({c.fd, POLLIN, 0});
+        owners.push_back(i);
+      }
+      if (!c.reaped) {
+        pending = true;
+        if (c.fd < 0) waiting_exit = true;
+      }
+    }
+    // A reaped child's pipe may still hold its reply: read what is there before leaving.
+    if (!pending && polls.empty()) break;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
-    const int n = ::poll(&p, 1, static_cast<int>(left.count()));
+    int wait_ms = static_cast<int>(std::min<long>(left.count(), 1000));
+    if (waiting_exit || !pending) wait_ms = std::min(wait_ms, 5);
+    const int n = ::poll(polls.data(), polls.size(), wait_ms);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) continue;
-    char buf[16384];
-    const auto got = ::read(fds[0], buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;  // EOF: the child ended or closed the pipe
-    data.append(buf, static_cast<std::size_t>(got));
-    if (data.size() > (64u << 20)) break;  // no honest probe says this much
+    for (std::size_t k = 0; n > 0 && k < polls.size(); ++k) {
+      if (!(polls[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      auto& c = kids[owners[k]];
+      char buf[65536];
+      const auto got = ::read(c.fd, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        close_fd(c.fd);
+        continue;
+      }
+      c.data.append(buf, static_cast<std::size_t>(got));
+      if (c.data.size() > k_max_reply || reply_state(c.data, nullptr) == Reply::malformed) close_fd(c.fd);
+    }
+    // A reaped child whose pipe went quiet has said all it will: stop waiting for EOF
+    // (a helper it started may hold the pipe open).
+    for (auto& c : kids)
+      if (c.reaped && c.fd >= 0 && reply_state(c.data, nullptr) == Reply::complete) close_fd(c.fd);
+    if (!pending)
+      for (auto& c : kids)
+        if (c.fd >= 0) {
+          pollfd p{c.fd, POLLIN, 0};
+          if (::poll(&p, 1, 0) == 0) close_fd(c.fd);
+        }
   }
-  ::close(fds[0]);
-  if (timed_out) {
-    ::kill(-pid, SIGKILL);
-    ::kill(pid, SIGKILL);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  run.outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  const auto nl = data.find('\n');
-  bool complete = false;
-  if (nl != std::string::npos) {
-    const auto len = std::strtoull(data.substr(0, nl).c_str(), nullptr, 10);
-    complete = data.size() - nl - 1 == len;
-    if (complete) run.payload = data.substr(nl + 1);
+  // Whatever is left dies now, with its process group; then the orphans.
+  for (auto& c : kids) {
+    if (c.pid < 0) continue;
+    c.killed_at_deadline = timed_out && !c.reaped;
+    ::kill(-c.pid, SIGKILL);
+    if (!c.reaped) ::kill(c.pid, SIGKILL);
   }
-  if (timed_out) {
-    run.outcome.status = "timeout";
-    run.outcome.message = "killed after " + std::to_string(timeout.count()) + " ms";
-  } else if (WIFSIGNALED(status)) {
-    run.outcome.status = "crashed";
-    run.outcome.signal = WTERMSIG(status);
-    run.outcome.message = std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
-                          ::strsignal(WTERMSIG(status)) + ")";
-  } else if (complete) {
-    run.outcome.status = "ok";
-  } else {
-    run.outcome.status = "exited";
-    run.outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    run.outcome.message = "exited with code " + std::to_string(run.outcome.exit_code) + " before reporting";
+  const auto reap_deadline = Clock::now() + std::chrono::seconds(1);
+  for (auto& c : kids)
+    if (c.pid >= 0 && !c.reaped) c.reaped = reap_until(c.pid, c.status, reap_deadline);
+  for (auto& c : kids) close_fd(c.fd);
+  kill_orphans();
+  --g_in_flight;
+  if (interrupted) {
+    // cudoctor dies of the signal it was sent, now that nothing of it is left running.
+    ::signal(interrupted, SIG_DFL);
+    ::raise(interrupted);
   }
-  return run;
+
+  for (std::size_t i = 0; i < kids.size(); ++i) {
+    if (!start_errors[i].empty()) {
+      runs[i].outcome.status = "failed_to_start";
+      runs[i].outcome.message = start_errors[i];
+      continue;
+    }
+    runs[i] = outcome_of(kids[i], timeout, start);
+    if (!kids[i].reaped) runs[i].outcome.message += " (the process could not be killed: it is stuck in the kernel)";
+  }
+  return runs;
+}
+
+ChildRun run_in_child(const ChildFn& fn, std::chrono::milliseconds timeout) {
+  return run_in_children({fn}, timeout).front();
 }
 
 }  // namespace cudoctor::runtime

@@ -4,6 +4,7 @@
 // hang or exit of a vendor library becomes the ChildOutcome of the facts returned.
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "cudoctor/snapshot/snapshot.hpp"
 
@@ -16,6 +17,10 @@ snapshot::DriverApiFacts probe_driver_api(const std::string& libcuda, std::chron
 // versions, device count, cudaSetDevice(0).
 snapshot::CudartFacts probe_cudart(const std::string& cudart, const std::string& libcuda,
                                    std::chrono::milliseconds timeout);
+// Several runtimes over the same libcuda, each in its own child, all at once under one
+// deadline (a driver that hangs costs one timeout, not one per runtime).
+std::vector<snapshot::CudartFacts> probe_cudarts(const std::vector<std::string>& cudarts, const std::string& libcuda,
+                                                 std::chrono::milliseconds timeout);
 
 // On one device: copies both ways (pageable, pinned) compared byte for byte, and cuBLAS
 // GEMMs (fp32; fp16 from cc 5.3; bf16 from cc 8.0) checked against a CPU product.
@@ -24,8 +29,20 @@ struct ComputeSizes {
   int check_n = 256;       // n of the n x n x n product checked against the CPU
   int throughput_n = 4096; // n of the product timed
 };
-snapshot::ComputeCheck run_compute(const std::string& libcuda, const std::string& cudart, const std::string& cublas,
-                                   int device, int cc_major, int cc_minor, const ComputeSizes& sizes,
-                                   std::chrono::milliseconds timeout);
+// One device's computation check and the libraries for it (host paths).
+struct ComputeJob {
+  std::string libcuda;
+  std::string cudart;
+  std::string cublas;  // "" for no GEMMs
+  int device = 0;
+  int cc_major = 0;
+  int cc_minor = 0;
+};
+
+// Every device at once, each in its own child, under one deadline. The copies are timed one
+// GPU at a time (GPUs can share a PCIe switch and host memory): a child waits for its turn
+// at most half the time it has, then copies anyway with copies_timed_alone false.
+std::vector<snapshot::ComputeCheck> run_compute(const std::vector<ComputeJob>& jobs, const ComputeSizes& sizes,
+                                                std::chrono::milliseconds timeout);
 
 }  // namespace cudoctor::runtime

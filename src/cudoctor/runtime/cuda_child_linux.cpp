@@ -1,4 +1,7 @@
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -340,8 +343,37 @@ snapshot::GemmCheck gemm(Cuda& c, cublasHandle_t h, const std::string& dtype, in
   return g;
 }
 
-std::string compute_child(const std::string& libcuda, const std::string& cudart, const std::string& cublas, int device,
-                          int cc_major, int cc_minor, ComputeSizes sizes) {
+// The turn to time copies: one byte in a pipe shared by the compute children.
+class CopyTurn {
+public:
+  CopyTurn(int read_fd, int write_fd, std::chrono::steady_clock::time_point give_up)
+      : m_read(read_fd), m_write(write_fd), m_give_up(give_up) {}
+  bool take() {
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(m_give_up - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{m_read, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      char b = 0;
+      if (::read(m_read, &b, 1) == 1) return m_held = true;
+    }
+  }
+  void give_back() {
+    if (m_held) (void)!::write(m_write, "t", 1);
+    m_held = false;
+  }
+  ~CopyTurn() { give_back(); }
+  CopyTurn(const CopyTurn&) = delete;
+  CopyTurn& operator=(const CopyTurn&) = delete;
+
+private:
+  int m_read, m_write;
+  std::chrono::steady_clock::time_point m_give_up;
+  bool m_held = false;
+};
+
+std::string compute_child(const ComputeJob& job, ComputeSizes sizes, CopyTurn& turn) {
+  const auto& [libcuda, cudart, cublas, device, cc_major, cc_minor] = job;
   snapshot::ComputeCheck out;
   out.device = device;
   Cuda c;
@@ -359,7 +391,9 @@ std::string compute_child(const std::string& libcuda, const std::string& cudart,
     return nlohmann::json{{"load_error", "the runtime lacks cudaMalloc/cudaMemcpy"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   out.allocation = runtime_call(c.rt, c.set_device(device));
   if (out.allocation.code != 0) return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out.copies_timed_alone = turn.take();
   copies(c, out, sizes.copy_bytes);
+  turn.give_back();
   if (out.allocation.code != 0 || cublas.empty()) return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (!c.blas.open(cublas, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", c.blas.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   c.create = c.blas.sym<decltype(c.create)>("cublasCreate_v2");
@@ -393,11 +427,36 @@ snapshot::CudartFacts probe_cudart(const std::string& cudart, const std::string&
   return parse_reply<snapshot::CudartFacts>(run_in_child([&] { return cudart_child(cudart, libcuda); }, timeout));
 }
 
-snapshot::ComputeCheck run_compute(const std::string& libcuda, const std::string& cudart, const std::string& cublas,
-                                   int device, int cc_major, int cc_minor, const ComputeSizes& sizes,
-                                   std::chrono::milliseconds timeout) {
-  return parse_reply<snapshot::ComputeCheck>(run_in_child(
-      [&] { return compute_child(libcuda, cudart, cublas, device, cc_major, cc_minor, sizes); }, timeout));
+std::vector<snapshot::CudartFacts> probe_cudarts(const std::vector<std::string>& cudarts, const std::string& libcuda,
+                                                 std::chrono::milliseconds timeout) {
+  std::vector<ChildFn> fns;
+  for (const auto& cudart : cudarts) fns.emplace_back([&, cudart] { return cudart_child(cudart, libcuda); });
+  std::vector<snapshot::CudartFacts> out;
+  for (const auto& run : run_in_children(fns, timeout)) out.push_back(parse_reply<snapshot::CudartFacts>(run));
+  return out;
+}
+
+std::vector<snapshot::ComputeCheck> run_compute(const std::vector<ComputeJob>& jobs, const ComputeSizes& sizes,
+                                                std::chrono::milliseconds timeout) {
+  int turn_fds[2] = {-1, -1};
+  if (::pipe2(turn_fds, O_CLOEXEC | O_NONBLOCK) == 0) (void)!::write(turn_fds[1], "t", 1);
+  const auto give_up = std::chrono::steady_clock::now() + timeout / 2;
+  std::vector<ChildFn> fns;
+  for (const auto& job : jobs)
+    fns.emplace_back([&, job] {
+      CopyTurn turn(turn_fds[0], turn_fds[1], give_up);
+      return compute_child(job, sizes, turn);
+    });
+  const auto runs = run_in_children(fns, timeout, {turn_fds[0], turn_fds[1]});
+  for (const int fd : turn_fds)
+    if (fd >= 0) ::close(fd);
+  std::vector<snapshot::ComputeCheck> out;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    auto check = parse_reply<snapshot::ComputeCheck>(runs[i]);
+    check.device = jobs[i].device;
+    out.push_back(std::move(check));
+  }
+  return out;
 }
 
 }  // namespace cudoctor::runtime

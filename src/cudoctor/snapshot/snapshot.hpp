@@ -186,7 +186,7 @@ struct Gpu {
 
 // L2: one piece of evidence for a toolkit's version.
 struct VersionWitness {
-  std::string source;   // "version.json", "nvcc --version", "libcudart.so.12.2.140", "dist-info nvidia_cuda_runtime-13.0.96"
+  std::string source;   // "version.json", "nvcc binary" (its embedded banner), "libcudart.so.12.2.140", "dist-info nvidia_cuda_runtime-13.0.96"
   std::string version;  // "12.2.140"
   bool operator==(const VersionWitness&) const = default;
 };
@@ -209,7 +209,7 @@ struct Toolkit {
   std::string bin_dir;
   std::string lib_dir;
   std::vector<ToolkitComponent> components;
-  std::vector<std::string> nvcc_archs;  // nvcc --list-gpu-arch: compute_75, …
+  std::vector<std::string> nvcc_archs;  // unused since nvcc is no longer run (kept for the schema)
   std::vector<std::string> missing;     // parts expected but absent: "bin/nvcc", "libcudart"
   bool operator==(const Toolkit&) const = default;
 };
@@ -369,12 +369,16 @@ struct ComputeCheck {
   ChildOutcome outcome;
   CudaCall allocation;  // cudaMalloc of the copy buffers
   std::vector<CopyCheck> copies;
+  // False when the copies could not be timed alone (the GPUs are checked at once, and
+  // another GPU's copies did not finish in time): their GB/s then say nothing of the link.
+  bool copies_timed_alone = true;
   std::vector<GemmCheck> gemms;
   bool operator==(const ComputeCheck&) const = default;
 };
 
 struct RuntimeFacts {
-  bool ran = false;  // false with --no-runtime
+  bool ran = false;  // false with --no-runtime, or under --root without --runtime
+  std::string not_run_reason;  // why not, when ran is false and probes were wanted
   std::optional<std::string> cuda_visible_devices;  // the environment variable, if set
   DriverApiFacts driver_api;
   std::vector<CudartFacts> cudarts;

@@ -57,8 +57,8 @@ CUDOCTOR_JSON(CudartFacts, library, origin, driver_library, outcome, runtime_ver
               device_count_call, device_count, set_device)
 CUDOCTOR_JSON(CopyCheck, kind, bytes, gb_per_s, matches)
 CUDOCTOR_JSON(GemmCheck, dtype, m, n, k, max_abs_error, tolerance, passed, tflops, throughput_size, status)
-CUDOCTOR_JSON(ComputeCheck, device, cudart, cublas, outcome, allocation, copies, gemms)
-CUDOCTOR_JSON(RuntimeFacts, ran, cuda_visible_devices, driver_api, cudarts, compute)
+CUDOCTOR_JSON(ComputeCheck, device, cudart, cublas, outcome, allocation, copies, copies_timed_alone, gemms)
+CUDOCTOR_JSON(RuntimeFacts, ran, not_run_reason, cuda_visible_devices, driver_api, cudarts, compute)
 CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, toolkit, python, runtime, unreadable)
 
 #undef CUDOCTOR_JSON

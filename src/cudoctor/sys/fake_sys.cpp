@@ -150,10 +150,5 @@ std::optional<std::string> FakeSys::env(std::string_view name) const {
   return it->second;
 }
 
-ProcessResult FakeSys::run(const std::vector<std::string>& argv, std::chrono::milliseconds) const {
-  ProcessResult r;
-  r.error = (argv.empty() ? std::string("?") : argv[0]) + ": programs cannot run on a fake machine";
-  return r;
-}
 
 }  // namespace cudoctor::sys

@@ -27,7 +27,6 @@ public:
   FileStat stat(std::string_view path, bool follow = true) const override;
   std::optional<std::string> env(std::string_view name) const override;
   Identity identity() const override { return m_identity; }
-  ProcessResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const override;
   std::string host_path(std::string_view logical) const override { return std::string(logical); }
   bool is_live() const override { return false; }
 

@@ -1,25 +1,24 @@
 #include <dirent.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <poll.h>
+#include <linux/openat2.h>
 #include <pwd.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 
+#include "cudoctor/sys/mapped_file_guard.hpp"
 #include "cudoctor/sys/paths.hpp"
 #include "cudoctor/sys/root_sys.hpp"
-
-extern char** environ;
 
 namespace cudoctor::sys {
 namespace {
@@ -39,37 +38,95 @@ FileType type_of(mode_t m) {
 
 class Fd {
 public:
-  explicit Fd(int fd) : m_fd(fd) {}
+  explicit Fd(int fd = -1) : m_fd(fd) {}
   ~Fd() {
     if (m_fd >= 0) ::close(m_fd);
+  }
+  Fd(Fd&& o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
+  Fd& operator=(Fd&& o) noexcept {
+    std::swap(m_fd, o.m_fd);
+    return *this;
   }
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return m_fd; }
+  int release() { return std::exchange(m_fd, -1); }
 
 private:
   int m_fd;
 };
 
+// An open() that failed keeps its errno, so stat() can tell "missing" from "unreadable".
+struct Opened {
+  Fd fd;
+  int err = 0;
+};
+
 class MappedBlob final : public Blob {
 public:
-  MappedBlob(void* p, std::size_t n) : m_p(p), m_n(n) {}
+  MappedBlob(void* p, std::size_t n) : m_p(p), m_n(n), m_slot(guard_mapping(p, n)) {}
   ~MappedBlob() override {
+    unguard_mapping(m_slot);
     if (m_p) ::munmap(m_p, m_n);
   }
   MappedBlob(const MappedBlob&) = delete;
   MappedBlob& operator=(const MappedBlob&) = delete;
   const unsigned char* data() const override { return static_cast<const unsigned char*>(m_p); }
   std::size_t size() const override { return m_n; }
+  bool shrank() const override { return mapping_shrank(m_slot); }
+  bool guarded() const { return m_slot >= 0; }
 
 private:
   void* m_p;
   std::size_t m_n;
+  int m_slot;
 };
 
+class HeapBlob final : public Blob {
+public:
+  explicit HeapBlob(std::string bytes) : m_bytes(std::move(bytes)) {}
+  const unsigned char* data() const override { return reinterpret_cast<const unsigned char*>(m_bytes.data()); }
+  std::size_t size() const override { return m_bytes.size(); }
+
+private:
+  std::string m_bytes;
+};
+
+// Reads a whole open file, at most max_bytes.
+util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes) {
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const auto n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return util::error(std::string(path) + ": " + errno_text(errno));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > max_bytes)
+      return util::error(std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  return out;
+}
+
+// Every path is resolved inside the root and only inside it. Where the kernel has openat2,
+// RESOLVE_IN_ROOT does it (absolute links and ".." stop at the root, as in a chroot);
+// elsewhere a component walk (canonical_with) resolves the path first, and the resolved
+// path is opened with O_NOFOLLOW. A link that dangles or loops is an error, never a reason
+// to open the host's file of the same name.
 class RootSys final : public Sys {
 public:
-  explicit RootSys(std::string root) : m_root(normalize(root)) {}
+  explicit RootSys(std::string root) : m_root(normalize(root)) {
+    if (is_live()) return;
+    m_root_fd = Fd(::open(m_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    char real[PATH_MAX];
+    if (::realpath(m_root.c_str(), real)) m_root_real = real;
+    if (m_root_fd.get() >= 0) {
+      Opened probe = openat2_in_root(".", O_PATH);
+      m_openat2 = probe.fd.get() >= 0 || (probe.err != ENOSYS && probe.err != EPERM);
+    }
+  }
 
   std::string host_path(std::string_view logical) const override {
     // On the live machine the kernel resolves "..": after symbolic links, which a lexical
@@ -82,120 +139,32 @@ public:
   bool is_live() const override { return m_root == "/"; }
 
   util::Result<std::string> canonical(std::string_view path) const override {
-    return canonical_with(
-        path, [this](const std::string& p) { return raw_lstat(p); },
-        [this](const std::string& p) -> util::Result<std::string> {
-          char buf[4096];
-          const auto n = ::readlink(host_path(p).c_str(), buf, sizeof buf);
-          if (n < 0) return util::error(p + ": " + errno_text(errno));
-          return std::string(buf, static_cast<std::size_t>(n));
-        });
-  }
-
-  // lstat of the host path itself; used on paths whose directories are already resolved.
-  FileStat raw_lstat(const std::string& logical) const {
-    FileStat out;
-    struct stat st {};
-    if (::lstat(host_path(logical).c_str(), &st) != 0) return out;
-    out.type = type_of(st.st_mode);
-    return out;
-  }
-
-  // The host path of a logical path with every link on the way resolved inside the root.
-  // On the live machine the kernel does this itself.
-  std::string resolved(std::string_view logical, bool follow_last = true) const {
-    if (is_live()) return host_path(logical);
-    if (!follow_last) {
-      auto dir = canonical(dirname(logical));
-      return dir ? host_path(join(*dir, basename(logical))) : host_path(logical);
+    const std::string key(path);
+    {
+      std::lock_guard lock(m_memo_mutex);
+      if (const auto it = m_memo.find(key); it != m_memo.end()) return it->second;
     }
-    auto c = canonical(logical);
-    return c ? host_path(*c) : host_path(logical);
-  }
-
-  // Opens a regular file for reading; fifos, devices and directories are refused (O_NONBLOCK:
-  // opening a fifo must not wait for a writer).
-  util::Result<std::shared_ptr<Fd>> open_regular(std::string_view path, std::size_t& size) const {
-    const auto host = resolved(path);
-    auto fd = std::make_shared<Fd>(::open(host.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-    if (fd->get() < 0) return util::error(std::string(path) + ": " + errno_text(errno));
-    struct stat st {};
-    if (::fstat(fd->get(), &st) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
-    if (S_ISDIR(st.st_mode)) return util::error(std::string(path) + ": is a directory");
-    if (!S_ISREG(st.st_mode)) return util::error(std::string(path) + ": not a regular file");
-    size = static_cast<std::size_t>(st.st_size);
-    return fd;
-  }
-
-  util::Result<std::string> read_file(std::string_view path, std::size_t max_bytes) const override {
-    std::size_t size = 0;
-    auto opened = open_regular(path, size);
-    if (!opened) return util::error(opened.error());
-    const Fd& fd = **opened;
-    std::string out;
-    char buf[65536];
-    for (;;) {
-      const auto n = ::read(fd.get(), buf, sizeof buf);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return util::error(std::string(path) + ": " + errno_text(errno));
-      }
-      if (n == 0) break;
-      out.append(buf, static_cast<std::size_t>(n));
-      if (out.size() > max_bytes)
-        return util::error(std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes");
-    }
-    return out;
-  }
-
-  util::Result<std::shared_ptr<const Blob>> map_file(std::string_view path) const override {
-    std::size_t n = 0;
-    auto opened = open_regular(path, n);
-    if (!opened) return util::error(opened.error());
-    const Fd& fd = **opened;
-    if (n == 0) return std::shared_ptr<const Blob>(std::make_shared<MappedBlob>(nullptr, 0));
-    void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd.get(), 0);
-    if (p == MAP_FAILED) return util::error(std::string(path) + ": " + errno_text(errno));
-    return std::shared_ptr<const Blob>(std::make_shared<MappedBlob>(p, n));
-  }
-
-  util::Result<std::vector<std::string>> list_dir(std::string_view path) const override {
-    const auto host = resolved(path);
-    DIR* d = ::opendir(host.c_str());
-    if (!d) return util::error(std::string(path) + ": " + errno_text(errno));
-    std::vector<std::string> names;
-    while (const dirent* e = ::readdir(d)) {
-      const std::string_view n = e->d_name;
-      if (n != "." && n != "..") names.emplace_back(n);
-    }
-    ::closedir(d);
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
-  util::Result<std::string> read_link(std::string_view path) const override {
-    const auto host = resolved(path, false);
-    char buf[4096];
-    const auto n = ::readlink(host.c_str(), buf, sizeof buf);
-    if (n < 0) return util::error(std::string(path) + ": " + errno_text(errno));
-    return std::string(buf, static_cast<std::size_t>(n));
+    auto result = canonical_uncached(key);
+    std::lock_guard lock(m_memo_mutex);
+    m_memo.emplace(key, result);
+    return result;
   }
 
   FileStat stat(std::string_view path, bool follow) const override {
     FileStat out;
-    std::string host;
-    if (follow && !is_live()) {
-      // Links with absolute targets must resolve inside the root, not on this host.
-      auto c = canonical(path);
-      if (!c) return out;  // dangling: missing, as stat() says
-      host = host_path(*c);
-    } else {
-      host = resolved(path, false);
-    }
     struct stat st {};
-    const int rc = follow ? ::stat(host.c_str(), &st) : ::lstat(host.c_str(), &st);
+    int rc = 0;
+    if (is_live()) {
+      const std::string p(path);
+      rc = follow ? ::stat(p.c_str(), &st) : ::lstat(p.c_str(), &st);
+      if (rc != 0) rc = errno;
+    } else {
+      Opened o = open_in_root(path, O_PATH, follow);
+      if (o.fd.get() < 0) rc = o.err;
+      else if (::fstat(o.fd.get(), &st) != 0) rc = errno;
+    }
     if (rc != 0) {
-      if (errno != ENOENT) out.error = errno_text(errno);
+      if (rc != ENOENT && rc != ENOTDIR) out.error = errno_text(rc);
       return out;
     }
     out.type = type_of(st.st_mode);
@@ -208,6 +177,61 @@ public:
       out.rdev_minor = minor(st.st_rdev);
     }
     return out;
+  }
+
+  util::Result<std::string> read_file(std::string_view path, std::size_t max_bytes) const override {
+    std::size_t size = 0;
+    auto fd = open_regular(path, size);
+    if (!fd) return util::error(fd.error());
+    const Fd owned(*fd);
+    return read_fd(owned.get(), path, max_bytes);
+  }
+
+  util::Result<std::shared_ptr<const Blob>> map_file(std::string_view path) const override {
+    std::size_t n = 0;
+    auto fd = open_regular(path, n);
+    if (!fd) return util::error(fd.error());
+    const Fd owned(*fd);
+    if (n == 0) return std::shared_ptr<const Blob>(std::make_shared<HeapBlob>(""));
+    void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, owned.get(), 0);
+    if (p == MAP_FAILED) return util::error(std::string(path) + ": " + errno_text(errno));
+    auto mapped = std::make_shared<MappedBlob>(p, n);
+    if (mapped->guarded()) return std::shared_ptr<const Blob>(std::move(mapped));
+    // No guard slot free: a shrinking file would raise SIGBUS, so read it instead.
+    mapped.reset();
+    auto bytes = read_fd(owned.get(), path, SIZE_MAX);
+    if (!bytes) return util::error(bytes.error());
+    return std::shared_ptr<const Blob>(std::make_shared<HeapBlob>(std::move(bytes).value()));
+  }
+
+  util::Result<std::vector<std::string>> list_dir(std::string_view path) const override {
+    Opened o = open_in_root(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK, true);
+    if (o.fd.get() < 0) return util::error(std::string(path) + ": " + describe_error(path, o.err));
+    DIR* d = ::fdopendir(o.fd.get());
+    if (!d) return util::error(std::string(path) + ": " + errno_text(errno));
+    o.fd.release();  // closedir closes it
+    std::vector<std::string> names;
+    while (const dirent* e = ::readdir(d)) {
+      const std::string_view n = e->d_name;
+      if (n != "." && n != "..") names.emplace_back(n);
+    }
+    ::closedir(d);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  util::Result<std::string> read_link(std::string_view path) const override {
+    char buf[4096];
+    ssize_t n = -1;
+    if (is_live()) {
+      n = ::readlink(std::string(path).c_str(), buf, sizeof buf);
+    } else {
+      Opened o = open_in_root(path, O_PATH | O_NOFOLLOW, false);
+      if (o.fd.get() < 0) return util::error(std::string(path) + ": " + errno_text(o.err));
+      n = ::readlinkat(o.fd.get(), "", buf, sizeof buf);
+    }
+    if (n < 0) return util::error(std::string(path) + ": " + errno_text(errno));
+    return std::string(buf, static_cast<std::size_t>(n));
   }
 
   std::optional<std::string> env(std::string_view name) const override {
@@ -230,111 +254,136 @@ public:
     return id;
   }
 
-  ProcessResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const override;
-
 private:
-  std::string m_root;
-};
+  Opened openat2_in_root(std::string_view rel, int flags) const {
+    open_how how{};
+    how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    const std::string r(rel.empty() ? std::string_view(".") : rel);
+    const long fd = ::syscall(SYS_openat2, m_root_fd.get(), r.c_str(), &how, sizeof how);
+    Opened o;
+    if (fd < 0) o.err = errno;
+    else o.fd = Fd(static_cast<int>(fd));
+    return o;
+  }
 
-void drain(int fd, std::string& into) {
-  char buf[8192];
-  for (;;) {
-    const auto n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) return;
-    into.append(buf, static_cast<std::size_t>(n));
-  }
-}
-
-ProcessResult RootSys::run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const {
-  ProcessResult r;
-  if (argv.empty()) {
-    r.error = "no program given";
-    return r;
-  }
-  int out_pipe[2];
-  int err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    r.error = errno_text(errno);
-    return r;
-  }
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    r.error = errno_text(errno);
-    ::close(out_pipe[0]);
-    ::close(out_pipe[1]);
-    return r;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Own process group, so a timeout kills the program's children too.
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-
-  const auto program = host_path(argv[0]);
-  std::vector<char*> args;
-  args.push_back(const_cast<char*>(program.c_str()));
-  for (std::size_t i = 1; i < argv.size(); ++i) args.push_back(const_cast<char*>(argv[i].c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (rc != 0) {
-    r.error = argv[0] + ": " + errno_text(rc);
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    return r;
-  }
-  r.started = true;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open_fds = 2;
-  while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      r.timed_out = true;
-      break;
+  // Opens a logical path; follow_last false opens a final symbolic link itself (O_PATH).
+  Opened open_in_root(std::string_view logical, int flags, bool follow_last) const {
+    if (!follow_last) flags |= O_NOFOLLOW;
+    Opened o;
+    if (is_live()) {
+      const int fd = ::open(std::string(logical).c_str(), flags | O_CLOEXEC);
+      if (fd < 0) o.err = errno;
+      else o.fd = Fd(fd);
+      return o;
     }
-    const int n = ::poll(fds, 2, static_cast<int>(left.count()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) continue;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      char buf[8192];
-      const auto got = ::read(fds[i].fd, buf, sizeof buf);
-      if (got > 0) {
-        (i == 0 ? r.out : r.err).append(buf, static_cast<std::size_t>(got));
-        if (r.out.size() + r.err.size() > (16u << 20)) r.timed_out = true;  // runaway output
-      } else {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
+    if (m_root_fd.get() < 0) {
+      o.err = ENOENT;
+      return o;
+    }
+    if (m_openat2) {
+      const auto n = normalize(logical);
+      return openat2_in_root(std::string_view(n).substr(1), flags);
+    }
+    // No openat2: resolve inside the root first, then open what was resolved, refusing a
+    // link that appeared in the meantime.
+    auto resolved = canonical(follow_last ? logical : dirname(logical));
+    if (resolved && !follow_last) resolved = join(*resolved, basename(logical));
+    if (!resolved) {
+      o.err = resolved.error().find("too many levels") != std::string::npos ? ELOOP : ENOENT;
+      return o;
+    }
+    const int fd = ::open(host_path(*resolved).c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) o.err = errno;
+    else o.fd = Fd(fd);
+    return o;
+  }
+
+  // "No such file or directory", or "dangling symbolic link" when the path is a link whose
+  // target is not there.
+  std::string describe_error(std::string_view path, int err) const {
+    if (err == ENOENT && stat(path, false).type == FileType::symlink) return "dangling symbolic link";
+    return errno_text(err);
+  }
+
+  // Opens a regular file for reading and returns its descriptor. The type is checked on an
+  // O_PATH descriptor first, so a device node, fifo or socket is never opened (opening some
+  // devices does something), then the file is opened and checked to be the same one.
+  util::Result<int> open_regular(std::string_view path, std::size_t& size) const {
+    Opened probe = open_in_root(path, O_PATH, true);
+    if (probe.fd.get() < 0) return util::error(std::string(path) + ": " + describe_error(path, probe.err));
+    struct stat before {};
+    if (::fstat(probe.fd.get(), &before) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
+    if (S_ISDIR(before.st_mode)) return util::error(std::string(path) + ": is a directory");
+    if (!S_ISREG(before.st_mode)) return util::error(std::string(path) + ": not a regular file");
+    Opened o = open_in_root(path, O_RDONLY | O_NONBLOCK | O_NOCTTY, true);
+    if (o.fd.get() < 0) return util::error(std::string(path) + ": " + errno_text(o.err));
+    struct stat st {};
+    if (::fstat(o.fd.get(), &st) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
+    if (!S_ISREG(st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino)
+      return util::error(std::string(path) + ": changed while it was opened");
+    size = static_cast<std::size_t>(st.st_size);
+    return o.fd.release();
+  }
+
+  util::Result<std::string> canonical_uncached(const std::string& path) const {
+    if (is_live()) {
+      char buf[PATH_MAX];
+      if (::realpath(path.c_str(), buf)) return std::string(buf);
+      if (errno == ELOOP) return util::error(path + ": too many levels of symbolic links");
+      return util::error(normalize(path) + ": no such file or directory");
+    }
+    if (m_openat2 && !m_root_real.empty()) {
+      // The kernel resolved it inside the root; /proc names what it found.
+      Opened o = open_in_root(path, O_PATH, true);
+      if (o.fd.get() < 0) {
+        if (o.err == ELOOP) return util::error(path + ": too many levels of symbolic links");
+        return util::error(normalize(path) + ": " + describe_error(path, o.err));
+      }
+      char buf[PATH_MAX];
+      const auto proc = "/proc/self/fd/" + std::to_string(o.fd.get());
+      const auto n = ::readlink(proc.c_str(), buf, sizeof buf);
+      if (n > 0) {
+        const std::string host(buf, static_cast<std::size_t>(n));
+        if (host == m_root_real) return std::string("/");
+        if (host.starts_with(m_root_real + "/")) return host.substr(m_root_real.size());
       }
     }
-    if (r.timed_out) break;
+    return canonical_with(
+        path,
+        [this](const std::string& p) {
+          FileStat out;
+          struct stat st {};
+          if (::lstat(host_path(p).c_str(), &st) == 0) out.type = type_of(st.st_mode);
+          return out;
+        },
+        [this](const std::string& p) -> util::Result<std::string> {
+          char buf[4096];
+          const auto n = ::readlink(host_path(p).c_str(), buf, sizeof buf);
+          if (n < 0) return util::error(p + ": " + errno_text(errno));
+          return std::string(buf, static_cast<std::size_t>(n));
+        });
   }
-  if (r.timed_out) ::kill(-pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  for (auto& f : fds)
-    if (f.fd >= 0) {
-      if (!r.timed_out) drain(f.fd, &f == &fds[0] ? r.out : r.err);
-      ::close(f.fd);
-    }
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  return r;
-}
+
+  std::string m_root;
+  std::string m_root_real;  // the root's own real path on this host
+  Fd m_root_fd;
+  bool m_openat2 = false;
+  // One canonicalisation per path and run: environment discovery asks for the same
+  // prefixes thousands of times.
+  mutable std::mutex m_memo_mutex;
+  mutable std::unordered_map<std::string, util::Result<std::string>> m_memo;
+};
 
 }  // namespace
 
-std::unique_ptr<Sys> make_root_sys(std::string root) { return std::make_unique<RootSys>(std::move(root)); }
+std::unique_ptr<Sys> make_root_sys(std::string root) {
+  // A relative root is taken from the working directory, as every other path on the line.
+  if (!root.empty() && root.front() != '/') {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd)) root = std::string(cwd) + "/" + root;
+  }
+  return std::make_unique<RootSys>(std::move(root));
+}
 
 }  // namespace cudoctor::sys

@@ -2,7 +2,7 @@
 // Sys: the one door to the machine. Every probe reads files, the environment, the user's
 // identity and runs programs through it, so every probe runs on a fixture root (--root).
 // Paths given to and returned by Sys are logical ("/proc/modules"), never the host path of
-// a fixture.
+// a fixture. Sys only reads: it runs no program, so nothing of the examined tree executes.
 #include <chrono>
 #include <memory>
 #include <cstdint>
@@ -21,6 +21,9 @@ public:
   virtual ~Blob() = default;
   virtual const unsigned char* data() const = 0;
   virtual std::size_t size() const = 0;
+  // True when the file shrank while it was mapped: the pages past its new end read as
+  // zeros instead of raising SIGBUS, and what was parsed from them is not to be trusted.
+  virtual bool shrank() const { return false; }
 };
 
 enum class FileType { missing, regular, directory, symlink, char_device, block_device, fifo, socket, other };
@@ -45,15 +48,6 @@ struct Identity {
   std::string user_name;              // from the password database, "" if unknown
 };
 
-struct ProcessResult {
-  int exit_code = -1;  // -1 unless the program exited
-  int signal = 0;      // the signal that ended it, 0 if none
-  bool timed_out = false;
-  bool started = false;  // false: could not be executed at all (see error)
-  std::string out;
-  std::string err;
-  std::string error;
-};
 
 class Sys {
 public:
@@ -73,8 +67,6 @@ public:
   virtual FileStat stat(std::string_view path, bool follow = true) const = 0;
   virtual std::optional<std::string> env(std::string_view name) const = 0;
   virtual Identity identity() const = 0;
-  // Runs argv[0] (an absolute logical path) with a timeout; stdout and stderr captured.
-  virtual ProcessResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) const = 0;
   // The path a logical path has on this host: the root prefix prepended. Only for handing a
   // file to something outside Sys (a child process that dlopens it).
   virtual std::string host_path(std::string_view logical) const = 0;

@@ -84,29 +84,4 @@ TEST_F(RootSysTest, RefusesFifosAndOversizedFiles) {
   EXPECT_TRUE(sys->read_file("/big", 100));
 }
 
-TEST(RootSys, RunCapturesOutputAndExitCode) {
-  const auto sys = make_root_sys("/");
-  const auto r = sys->run({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, std::chrono::seconds(10));
-  EXPECT_TRUE(r.started);
-  EXPECT_EQ(r.exit_code, 3);
-  EXPECT_EQ(r.out, "out\n");
-  EXPECT_EQ(r.err, "err\n");
-}
-
-TEST(RootSys, RunKillsAProgramPastItsTimeout) {
-  const auto sys = make_root_sys("/");
-  const auto start = std::chrono::steady_clock::now();
-  // The child of the shell holds the pipe too: the whole process group must die.
-  const auto r = sys->run({"/bin/sh", "-c", "sleep 30 & sleep 30"}, std::chrono::milliseconds(200));
-  EXPECT_TRUE(r.timed_out);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-}
-
-TEST(RootSys, RunReportsAProgramThatCannotStart) {
-  const auto sys = make_root_sys("/");
-  const auto r = sys->run({"/nonexistent/program"}, std::chrono::seconds(1));
-  EXPECT_FALSE(r.started);
-  EXPECT_NE(r.error.find("/nonexistent/program"), std::string::npos);
-}
-
 }  // namespace cudoctor::sys
