@@ -65,6 +65,7 @@ constexpr CatalogEntry k_catalog[] = {
     {"framework-no-kernels-for-gpu", L::L3, S::error, "The framework has no kernels for this GPU"},
     {"framework-library-older", L::L3, S::warn, "A CUDA library is older than the framework was built against"},
     {"no-framework", L::L3, S::info, "No deep-learning framework found"},
+    {"python-envs-not-inspected", L::L3, S::info, "Some Python environments were not inspected"},
     {"framework-found", L::L3, S::ok, "Framework"},
     {"cuda-driver-failed", L::L4, S::error, "The CUDA driver library failed inside cuInit"},
     {"cuda-stub-driver", L::L4, S::error, "The toolkit's stub libcuda is loaded instead of the driver"},
