@@ -1,5 +1,6 @@
 // The L3 scan of a Python environment that holds a full CUDA PyTorch install: thousands of
-// files, the GPU library with a real fatbin, the nvidia-* wheels. Reported, not asserted.
+// files, the GPU library with a real fatbin, the nvidia-* wheels; and of a machine with
+// thousands of conda environments or pyenv versions. Reported, not asserted.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -59,11 +60,31 @@ fs::path torch_env() {
   return root;
 }
 
-// Removes the tree when the benchmark program ends.
+// A root with n conda environments (each with conda-meta, listed in ~/.conda/environments.txt
+// and under /opt/conda/envs), or n pyenv versions (each with a site-packages), written once.
+fs::path many_envs(const std::string& kind, int n) {
+  const fs::path r = fs::temp_directory_path() / fmt::format("cudoctor-bench-py-{}-{}-{}", ::getpid(), kind, n);
+  if (fs::exists(r)) return r;
+  if (kind == "conda") {
+    fs::create_directories(r / "root/.conda");
+    std::ofstream list(r / "root/.conda/environments.txt");
+    for (int i = 0; i < n; ++i) {
+      fs::create_directories(r / fmt::format("opt/conda/envs/e{}/conda-meta", i));
+      list << fmt::format("/opt/conda/envs/e{}\n", i);
+    }
+  } else {
+    for (int i = 0; i < n; ++i) fs::create_directories(r / fmt::format("root/.pyenv/versions/v{}/lib/python3.11/site-packages", i));
+  }
+  return r;
+}
+
+// Removes the trees when the benchmark program ends.
 struct Cleanup {
   ~Cleanup() {
     std::error_code ec;
     fs::remove_all(torch_env(), ec);
+    for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
+      if (e.path().filename().string().starts_with(fmt::format("cudoctor-bench-py-{}-", ::getpid()))) fs::remove_all(e.path(), ec);
   }
 };
 
@@ -81,6 +102,35 @@ void BM_L3ScanOfTorchEnvironment(benchmark::State& state) {
   benchmark::DoNotOptimize(frameworks);
 }
 
+// probe_python over a root holding state.range(0) environments of one kind, HOME=/root.
+void scan_many(benchmark::State& state, const std::string& kind) {
+  static Cleanup cleanup;
+  const auto root = many_envs(kind, static_cast<int>(state.range(0)));
+  const char* old_home = std::getenv("HOME");
+  const std::string saved = old_home ? old_home : "";
+  ::setenv("HOME", "/root", 1);
+  const auto sys = sys::make_root_sys(root.string());
+  probe::Options o;
+  std::size_t envs = 0, cut = 0;
+  for (auto _ : state) {
+    probe::Context ctx(*sys, o);
+    const auto facts = probe::probe_python(ctx, {});
+    envs = facts.envs.size();
+    cut = facts.lists_cut.size();
+  }
+  state.counters["envs_inspected"] = static_cast<double>(envs);
+  state.counters["lists_cut"] = static_cast<double>(cut);
+  if (old_home)
+    ::setenv("HOME", saved.c_str(), 1);
+  else
+    ::unsetenv("HOME");
+}
+
+void BM_L3ManyCondaEnvironments(benchmark::State& state) { scan_many(state, "conda"); }
+void BM_L3ManyPyenvVersions(benchmark::State& state) { scan_many(state, "pyenv"); }
+
 }  // namespace
 
 BENCHMARK(BM_L3ScanOfTorchEnvironment)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_L3ManyCondaEnvironments)->Arg(1000)->Arg(2000)->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_L3ManyPyenvVersions)->Arg(1000)->Arg(2000)->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond)->Iterations(3);

@@ -172,14 +172,75 @@ TEST(ScenarioLd, OriginAndNodeflib) {
 
 TEST(ScenarioLd, LibAndPlatformTokens) {
   Build b;
-  // Debian's glibc expands $LIB to lib/x86_64-linux-gnu, $PLATFORM to x86_64 (AT_PLATFORM).
+  // Debian's glibc expands $LIB to lib/x86_64-linux-gnu; $PLATFORM to what glibc makes of the
+  // CPU: "haswell" or "xeon_phi" on Intel CPUs with those features, else x86_64 (AT_PLATFORM).
   b.lib("lib/x86_64-linux-gnu/libq.so", "libq.so", k_fn);
-  b.lib("x86_64/libq.so", "libq.so", k_fn);
+  for (const char* platform : {"x86_64", "haswell", "xeon_phi"}) b.lib(std::string(platform) + "/libq.so", "libq.so", k_fn);
   b.cc("bin/q", "int f(void); int main(void) { return f(); }",
        "-L" + b.p("x86_64") + " -lq -Wl,-rpath,'" + b.dir().string() + "/$LIB:" + b.dir().string() + "/$PLATFORM'");
   EXPECT_EQ(agree(b.p("bin/q")).paths.at("libq.so"), b.p("lib/x86_64-linux-gnu/libq.so"));
   fs::remove(b.p("lib/x86_64-linux-gnu/libq.so"));
-  EXPECT_EQ(agree(b.p("bin/q")).paths.at("libq.so"), b.p("x86_64/libq.so"));
+  const auto o = agree(b.p("bin/q"));
+  EXPECT_NE(o.paths.at("libq.so"), "not found") << "one of the $PLATFORM directories";
+}
+
+// Runs the enclosed code from another current directory (ld.so and cudoctor inherit it).
+class InDirectory {
+public:
+  explicit InDirectory(const fs::path& dir) : m_old(fs::current_path()) { fs::current_path(dir); }
+  ~InDirectory() { fs::current_path(m_old); }
+
+private:
+  fs::path m_old;
+};
+
+// ld.so --list's raw output, run from the current directory.
+std::string ldso_text(const std::string& file, const std::string& llp) {
+  return shell_output("env -u LD_LIBRARY_PATH LD_TRACE_LOADED_OBJECTS=1 " +
+                      (llp.empty() ? std::string() : "LD_LIBRARY_PATH='" + llp + "' ") + "/lib64/ld-linux-x86-64.so.2 '" +
+                      file + "' 2>&1");
+}
+
+TEST(ScenarioLd, RelativePathsAreOpenedFromTheCurrentDirectory) {
+  Build b;
+  // A library linked by its path and without a soname: its DT_NEEDED is "sub/libx.so". One
+  // whose soname is "$LIB/libw.so": "lib/x86_64-linux-gnu/libw.so" once expanded.
+  b.cc("sub/libx.so", k_fn, "-shared -fPIC");
+  b.lib("lib/x86_64-linux-gnu/libw.so", "\\$LIB/libw.so", "int g(void) { return 2; }");  // escaped for the shell
+  b.lib("d/libq.so", "libq.so", "int h(void) { return 3; }");
+  {
+    InDirectory here(b.dir());
+    b.cc("bin/rel", "int f(void); int g(void); int main(void) { return f() + g(); }",
+         "sub/libx.so lib/x86_64-linux-gnu/libw.so");
+  }
+  b.cc("bin/q", "int h(void); int main(void) { return h(); }", "-L" + b.p("d") + " -lq");
+  const auto ours_from = [&](const fs::path& cwd, const std::string& file, const std::string& llp) {
+    InDirectory here(cwd);
+    return std::make_pair(ldso_text(file, llp), ours(file, llp));
+  };
+  // From the tree's top both relative names open; ld.so prints such a name without "=>".
+  auto [ldso, o] = ours_from(b.dir(), b.p("bin/rel"), "");
+  EXPECT_TRUE(contains(ldso, "\tsub/libx.so (0x")) << ldso;
+  EXPECT_TRUE(contains(ldso, "\tlib/x86_64-linux-gnu/libw.so (0x")) << "ld.so prints the name expanded: " << ldso;
+  EXPECT_EQ(o.paths["sub/libx.so"], b.p("sub/libx.so"));
+  EXPECT_EQ(o.rules["sub/libx.so"], "path");
+  EXPECT_EQ(o.paths["$LIB/libw.so"], b.p("lib/x86_64-linux-gnu/libw.so"));
+  EXPECT_EQ(o.run.exit_code, 0) << o.run.out << o.run.err;
+  // From bin/ neither does, for ld.so and for cudoctor: not from the directory of the program.
+  std::tie(ldso, o) = ours_from(b.dir() / "bin", b.p("bin/rel"), "");
+  EXPECT_TRUE(contains(ldso, "sub/libx.so => not found")) << ldso;
+  EXPECT_TRUE(contains(ldso, "\tlib/x86_64-linux-gnu/libw.so => not found")) << ldso;
+  EXPECT_EQ(o.paths["sub/libx.so"], "not found");
+  EXPECT_EQ(o.paths["$LIB/libw.so"], "not found");
+  EXPECT_EQ(o.run.exit_code, 1);
+  // An empty LD_LIBRARY_PATH entry ("/nonexistent:") is the current directory.
+  std::tie(ldso, o) = ours_from(b.dir() / "d", b.p("bin/q"), "/nonexistent:");
+  EXPECT_TRUE(contains(ldso, "\tlibq.so (0x")) << ldso;
+  EXPECT_EQ(o.paths["libq.so"], b.p("d/libq.so"));
+  EXPECT_EQ(o.rules["libq.so"], "LD_LIBRARY_PATH");
+  std::tie(ldso, o) = ours_from(b.dir(), b.p("bin/q"), "/nonexistent:");
+  EXPECT_TRUE(contains(ldso, "libq.so => not found")) << ldso;
+  EXPECT_EQ(o.paths["libq.so"], "not found");
 }
 
 TEST(ScenarioLd, GlibcHwcapsSubdirectoryWins) {

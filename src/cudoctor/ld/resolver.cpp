@@ -115,13 +115,26 @@ std::string trim_dir(std::string d) {
   while (d.size() > 1 && d.back() == '/') d.pop_back();
   return d;
 }
+
+// A path as open() takes it: a relative one (and "", an empty search-path entry) from the
+// current directory. "./" prefixes are dropped so the result reads as ld.so's open does.
+std::string from_cwd(const std::string& path, const std::string& cwd) {
+  if (path.starts_with('/')) return path;
+  std::string_view rel = path;
+  while (rel.starts_with("./")) rel.remove_prefix(2);
+  if (rel == ".") rel = "";
+  const auto base = cwd.size() > 1 && cwd.back() == '/' ? cwd.substr(0, cwd.size() - 1) : cwd;
+  if (rel.empty()) return base;
+  return (base == "/" ? "" : base) + "/" + std::string(rel);
+}
 }  // namespace
 
 std::vector<std::string> Resolver::expand(const std::string& list, const Object& owner) const {
   std::vector<std::string> out;
   const auto origin = origin_of(owner.path);
-  for (const auto d : util::split(list, ':'))
-    if (!d.empty()) out.push_back(trim_dir(substitute(std::string(d), origin, m_config)));
+  // An empty entry of a non-empty list is the current directory (glibc's fillin_rpath).
+  if (list.empty()) return out;
+  for (const auto d : util::split(list, ':')) out.push_back(trim_dir(substitute(std::string(d), origin, m_config)));
   return out;
 }
 
@@ -130,7 +143,8 @@ bool Resolver::search_dirs(const std::string& name, const std::vector<std::strin
   std::vector<std::string> subdirs = m_config.hwcaps_subdirs;
   subdirs.insert(subdirs.end(), m_config.legacy_subdirs.begin(), m_config.legacy_subdirs.end());
   subdirs.emplace_back("");
-  for (const auto& dir : dirs) {
+  for (const auto& written : dirs) {
+    const auto dir = from_cwd(written, m_config.cwd);
     l.searched.push_back(dir);
     if (m_sys.stat(dir).type != sys::FileType::directory) continue;
     for (const auto& sub : subdirs) {
@@ -152,15 +166,18 @@ Lookup Resolver::search(const std::string& name, const Tree& tree, int requester
   const auto& loader = tree.objects[static_cast<std::size_t>(requester)];
   Lookup l;
   if (name.find('/') != std::string::npos) {
-    // A name with a slash is a path: no search (dl-load.c), DSTs expanded.
-    const auto path = substitute(name, origin_of(loader.path), m_config);
+    // A name with a slash is a path: no search (dl-load.c), DSTs expanded; a relative one
+    // is opened from the current directory, not from the requesting object's.
+    const auto expanded = substitute(name, origin_of(loader.path), m_config);
+    const auto path = from_cwd(expanded, m_config.cwd);
     std::string why;
     l.rule = "path";
     if (m_sys.stat(path).type != sys::FileType::missing && verify(path, main, why)) {
       found = path;
-      l.detail = "named by path";
+      l.detail = path == expanded ? "named by path" : "named by a relative path, from the current directory " + m_config.cwd;
       return l;
     }
+    if (path != expanded) l.detail = "a relative path, from the current directory " + m_config.cwd;
     if (!why.empty()) l.rejected.push_back({path, why});
     l.rule = "not found";
     return l;

@@ -28,10 +28,15 @@ struct Config {
   std::string cache_path = "/etc/ld.so.cache";
   std::string interpreter = "/lib64/ld-linux-x86-64.so.2";
   std::string glibc_version;                 // "2.36", "" unknown
+  // The current directory of the process being modelled: ld.so opens a relative path (a
+  // DT_NEEDED name with a '/', a relative or empty search-path entry) from it. "/" under a
+  // --root, where no process of the inspected tree has a current directory.
+  std::string cwd = "/";
 };
 
 // The loader configuration of the root sys reads: its glibc (version, multiarch layout), the
-// CPU's x86-64 levels, and the given LD_LIBRARY_PATH.
+// CPU's x86-64 levels and $PLATFORM, the given LD_LIBRARY_PATH, and, on the live machine, this
+// process's current directory (/proc/self/cwd).
 Config discover_config(const sys::Sys& sys, const std::string& ld_library_path);
 
 struct Rejected {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <regex>
 #include <set>
+#include <unordered_map>
 
 #include "cudoctor/elf/fatbin.hpp"
 #include "cudoctor/ld/resolver.hpp"
@@ -18,6 +19,12 @@ namespace {
 
 using snapshot::Framework;
 using snapshot::PythonEnv;
+
+// Each list of environments (pyenv's versions, conda's environments.txt, an envs directory)
+// is inspected up to this many entries, so a directory anyone can write to cannot make a run
+// take minutes; the rest is recorded as not inspected. Real machines have tens, a busy shared
+// one a few hundred.
+constexpr std::size_t k_max_listed = 10000;
 
 bool is_dir(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type == sys::FileType::directory; }
 bool exists(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type != sys::FileType::missing; }
@@ -248,6 +255,11 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
     std::string prefix, interpreter, kind, found_by;
   };
   std::vector<Cand> cands;
+  // The first k_max_listed entries of a list of environments, the rest recorded as not inspected.
+  const auto listed = [&](const std::string& source, std::size_t entries) {
+    if (entries > k_max_listed) facts.lists_cut.push_back({source, entries, k_max_listed});
+    return std::min(entries, k_max_listed);
+  };
   const auto prefix_of = [&](const std::string& interpreter) {
     // A venv's bin/python links to its base interpreter; the venv is the directory with pyvenv.cfg.
     const auto up = sys::dirname(sys::dirname(interpreter));
@@ -285,26 +297,40 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
   if (const auto c = sys.env("CONDA_PREFIX")) cands.push_back({*c, *c + "/bin/python3", "conda", "CONDA_PREFIX"});
   if (exists(sys, "/usr/bin/python3")) cands.push_back({"/usr", "/usr/bin/python3", "system", "system interpreter"});
   for (const auto& g : given) cands.push_back({prefix_of(g), g, "given", "--python"});
-  if (const auto names = sys.list_dir(pyenv_root + "/versions"))
-    for (const auto& n : *names)
-      cands.push_back({pyenv_root + "/versions/" + n, pyenv_root + "/versions/" + n + "/bin/python3", "pyenv", "pyenv version"});
+  if (const auto names = sys.list_dir(pyenv_root + "/versions")) {
+    const auto n = listed(pyenv_root + "/versions", names->size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto prefix = pyenv_root + "/versions/" + (*names)[i];
+      cands.push_back({prefix, prefix + "/bin/python3", "pyenv", "pyenv version"});
+    }
+  }
   // conda's own list of the environments it created.
-  if (const auto list = sys.read_file(home + "/.conda/environments.txt", 1 << 20))
+  const auto environments_txt = home + "/.conda/environments.txt";
+  if (const auto list = ctx.read_optional(environments_txt, 16 << 20)) {
+    std::vector<std::string> envs;
     for (const auto line : util::lines(*list))
-      if (const auto env = std::string(util::trim(line)); !env.empty())
-        cands.push_back({env, env + "/bin/python3", "conda", "~/.conda/environments.txt"});
+      if (const auto env = util::trim(line); !env.empty()) envs.emplace_back(env);
+    const auto n = listed(environments_txt, envs.size());
+    for (std::size_t i = 0; i < n; ++i) cands.push_back({envs[i], envs[i] + "/bin/python3", "conda", "~/.conda/environments.txt"});
+  }
   for (const auto& base : {std::string("/opt/conda"), home + "/miniconda3", home + "/anaconda3", home + "/.conda"})
-    if (const auto names = sys.list_dir(base + "/envs"))
-      for (const auto& n : *names) cands.push_back({base + "/envs/" + n, base + "/envs/" + n + "/bin/python3", "conda", "conda environment"});
+    if (const auto names = sys.list_dir(base + "/envs")) {
+      const auto n = listed(base + "/envs", names->size());
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto prefix = base + "/envs/" + (*names)[i];
+        cands.push_back({prefix, prefix + "/bin/python3", "conda", "conda environment"});
+      }
+    }
 
   ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
+  // Each candidate's canonical prefix is computed once; an environment found again (a link,
+  // another list naming it) only gains a found_by.
+  std::unordered_map<std::string, std::size_t> by_real;
   for (const auto& c : cands) {
     const auto real = sys.canonical(c.prefix).value_or(c.prefix);
-    auto it = std::find_if(facts.envs.begin(), facts.envs.end(), [&](const PythonEnv& e) {
-      return sys.canonical(e.prefix).value_or(e.prefix) == real;
-    });
-    if (it != facts.envs.end()) {
-      it->found_by.push_back(c.found_by);
+    if (const auto it = by_real.find(real); it != by_real.end()) {
+      auto& found_by = facts.envs[it->second].found_by;
+      if (std::find(found_by.begin(), found_by.end(), c.found_by) == found_by.end()) found_by.push_back(c.found_by);
       continue;
     }
     if (!is_dir(sys, c.prefix)) continue;
@@ -320,6 +346,7 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
       if (const auto user = home + "/.local/lib/python" + env.version + "/site-packages"; is_dir(sys, user))
         env.site_packages.insert(env.site_packages.begin(), user);
     for (const auto& site : env.site_packages) frameworks_in(ctx, resolver, site, env);
+    by_real.emplace(real, facts.envs.size());
     facts.envs.push_back(std::move(env));
   }
   return facts;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/rules/plausible.hpp"
 #include "cudoctor/rules/rules.hpp"
 #include "cudoctor/util/version.hpp"
 
@@ -463,6 +464,22 @@ void library_rules(const View& v, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
+// NVML answered, but with values no NVML of NVIDIA's gives: not a healthy answer.
+void implausible_nvml_rule(const std::string& lib, const std::vector<std::string>& bad, std::vector<Finding>& out) {
+  auto f = make_finding("nvml-implausible");
+  f.title = fmt::format("NVML answered with values that cannot be true: {}{}", bad.front(),
+                        bad.size() > 1 ? fmt::format(" (and {} more)", bad.size() - 1) : "");
+  f.detail = fmt::format("No NVML of NVIDIA's reports these: {} is damaged, is not the driver's own library, or "
+                         "answered garbage. cudoctor does not take its answer as healthy; nvidia-smi and frameworks "
+                         "that use NVML read the same values.",
+                         lib.empty() ? "the library" : lib);
+  for (const auto& b : bad) f.evidence.push_back(fmt::format("{}: {}", lib, b));
+  f.fix = {"Check that libnvidia-ml.so.1 is the driver's own file; reinstall the driver if it is not.",
+           {"ls -l " + (lib.empty() ? std::string("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1") : lib),
+            "nvidia-smi --query-gpu=index,name,driver_version,compute_cap --format=csv"}};
+  out.push_back(std::move(f));
+}
+
 void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out) {
   const auto& n = v.snap.driver.nvml;
   const auto& o = n.outcome;
@@ -486,11 +503,20 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
     out.push_back(std::move(f));
     return;
   }
+  if (n.init_code < 0) {
+    // A reply that parsed but holds no nvmlInit result ("{}"): nothing NVML said is usable.
+    implausible_nvml_rule(lib, {"no result of nvmlInit in its reply"}, out);
+    return;
+  }
   if (n.init_code != 0) {
     if (n.init_code == 18) return;  // driver-version-mismatch says it, with the fix
     auto f = make_finding("nvml-error");
     const auto* rc = kb.nvml_return_code(n.init_code);
-    f.title = fmt::format("NVML: {} ({})", n.init_error_string, n.init_error_name);
+    // A code nvml.h does not name is shown as its number, not as a made-up name.
+    const auto name = rc                                                                      ? rc->name
+                      : !n.init_error_name.empty() && !n.init_error_name.ends_with("_?") ? n.init_error_name
+                                                                                          : fmt::format("return code {}", n.init_code);
+    f.title = fmt::format("NVML: {} ({})", n.init_error_string.empty() ? "nvmlInit failed" : n.init_error_string, name);
     if (rc) {
       f.detail = rc->meaning + ".";
       if (!rc->causes.empty()) f.detail += " " + rc->causes;
@@ -499,7 +525,7 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
       f.severity = Severity::info;
       f.detail += " Here this follows from the finding above.";
     }
-    f.evidence.push_back(fmt::format("{}: nvmlInit_v2() = {} {} \"{}\"", lib, n.init_code, n.init_error_name, n.init_error_string));
+    f.evidence.push_back(fmt::format("{}: nvmlInit_v2() = {} {} \"{}\"", lib, n.init_code, name, n.init_error_string));
     if (rc) f.evidence.push_back("meaning: " + rc->source);
     if (n.init_code == 4)
       f.fix = {"Give the user access to the device nodes (see above).", {"ls -l /dev/nvidia*"}};
@@ -512,6 +538,11 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
   std::vector<const snapshot::NvmlGpu*> gpus;
   for (const auto& g : v.snap.gpus)
     if (g.nvml) gpus.push_back(&*g.nvml);
+  const int pci = v.snap.driver.pci_listed && !v.wsl2 ? static_cast<int>(v.pci_gpus.size()) : -1;
+  if (const auto bad = implausible_nvml(n, gpus, pci); !bad.empty()) {
+    implausible_nvml_rule(lib, bad, out);
+    return;
+  }
   auto f = make_finding("nvml-ok");
   f.title = fmt::format("NVML: driver {}, CUDA {}, {} GPU{}", n.driver_version,
                         n.cuda_driver_version ? util::cuda_version_string(n.cuda_driver_version) : "?", gpus.size(),

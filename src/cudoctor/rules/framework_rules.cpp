@@ -243,7 +243,29 @@ std::vector<Finding> framework_rules(const Snapshot& s, const kb::KnowledgeBase&
   if (count == 0) {
     auto x = make_finding("no-framework");
     x.detail = "No PyTorch, TensorFlow, JAX, CuPy or ONNX Runtime in the Python environments found.";
-    for (const auto& e : py.envs) x.evidence.push_back(e.prefix + " (" + fmt::format("{}", fmt::join(e.found_by, ", ")) + ")");
+    // A machine with thousands of environments gets the first ones named and a count.
+    constexpr std::size_t k_named = 20;
+    for (std::size_t i = 0; i < py.envs.size() && i < k_named; ++i)
+      x.evidence.push_back(py.envs[i].prefix + " (" + fmt::format("{}", fmt::join(py.envs[i].found_by, ", ")) + ")");
+    if (py.envs.size() > k_named) x.evidence.push_back(fmt::format("and {} more environments", py.envs.size() - k_named));
+    out.push_back(std::move(x));
+  }
+  if (!py.lists_cut.empty()) {
+    auto x = make_finding("python-envs-not-inspected");
+    std::uint64_t skipped = 0;
+    for (const auto& c : py.lists_cut) {
+      skipped += c.entries - c.inspected;
+      x.evidence.push_back(fmt::format("{}: {} entries, the first {} inspected", c.source, c.entries, c.inspected));
+    }
+    const auto& first = py.lists_cut.front();
+    x.title = py.lists_cut.size() == 1
+                  ? fmt::format("{} entries not inspected: {} lists {} Python environments", skipped, first.source, first.entries)
+                  : fmt::format("{} entries not inspected in {} lists of Python environments", skipped, py.lists_cut.size());
+    x.detail = fmt::format("cudoctor inspects the first {} entries of each list of environments, so that a directory "
+                           "anyone can write to cannot make a run take minutes; a framework in an environment past "
+                           "them is not reported.",
+                           first.inspected);
+    x.fix = {"Name the environment to inspect.", {"cudoctor --python <environment>/bin/python3"}};
     out.push_back(std::move(x));
   }
   // The python a user types is not the one that has the framework.

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/rules/plausible.hpp"
 #include "cudoctor/rules/rules.hpp"
 #include "cudoctor/util/version.hpp"
 
@@ -21,11 +22,55 @@ std::string call_text(const CudaCall& c, const kb::KnowledgeBase& kb, const char
   return fmt::format("{} {}{}", c.code, name, c.message.empty() ? "" : " \"" + c.message + "\"");
 }
 
+// lib "" when what already names the library.
 std::string outcome_title(const snapshot::ChildOutcome& o, const std::string& what, const std::string& lib) {
+  if (lib.empty()) {
+    if (o.status == "crashed") return fmt::format("{} crashed: {}", what, o.message);
+    if (o.status == "timeout") return fmt::format("{} hung: no answer ({})", what, o.message);
+    if (o.status == "load_failed") return fmt::format("{} could not be loaded", what);
+    return fmt::format("{} gave no answer ({}: {})", what, o.status, o.message);
+  }
   if (o.status == "crashed") return fmt::format("{} crashed: {} in {}", what, o.message, lib);
   if (o.status == "timeout") return fmt::format("{} hung: no answer from {} ({})", what, lib, o.message);
   if (o.status == "load_failed") return fmt::format("{} could not load {}", what, lib);
   return fmt::format("{} gave no answer from {} ({}: {})", what, lib, o.status, o.message);
+}
+
+// Values that cannot be true, as a finding in place of the healthy one.
+Finding implausible(const char* id, const std::string& who, const std::string& lib, const std::vector<std::string>& bad) {
+  auto f = make_finding(id);
+  f.title = fmt::format("{} answered with values that cannot be true: {}{}", who, bad.front(),
+                        bad.size() > 1 ? fmt::format(" (and {} more)", bad.size() - 1) : "");
+  f.detail = fmt::format("No CUDA library of NVIDIA's reports these: {} is damaged, is not NVIDIA's, or answered "
+                         "garbage, so cudoctor does not take its answer as healthy.",
+                         lib);
+  for (const auto& b : bad) f.evidence.push_back(fmt::format("{}: {}", lib, b));
+  f.fix = {"Check which file this is and where it comes from; reinstall the driver or toolkit it belongs to.",
+           {"ls -l " + lib, "cudoctor ldd " + lib}};
+  return f;
+}
+
+// NVML and the driver API count the same GPUs unless CUDA_VISIBLE_DEVICES narrows the
+// driver's view or MIG is on (CUDA then enumerates MIG instances).
+void count_rule(const Snapshot& s, std::vector<Finding>& out) {
+  const auto& d = s.runtime.driver_api;
+  const auto& n = s.driver.nvml;
+  if (s.runtime.cuda_visible_devices || n.outcome.status != "ok" || n.init_code != 0 || d.device_count < 0) return;
+  int nvml = 0;
+  for (const auto& g : s.gpus)
+    if (g.nvml) {
+      if (g.nvml->mig_mode == "enabled") return;
+      ++nvml;
+    }
+  if (nvml == d.device_count) return;
+  auto f = make_finding("gpu-count-nvml-vs-cuda");
+  f.title = fmt::format("NVML lists {} GPU{} but the CUDA driver API {}", nvml, nvml == 1 ? "" : "s", d.device_count);
+  f.detail = "With CUDA_VISIBLE_DEVICES unset and MIG off both count the same GPUs: CUDA cannot open some GPU (its "
+             "device node, a cgroup that denies it), or one of the two libraries answered wrongly.";
+  f.evidence = {fmt::format("{}: nvmlDeviceGetCount = {}", n.library, nvml),
+                fmt::format("{}: cuDeviceGetCount = {}", d.library, d.device_count)};
+  f.fix = {"Compare what each sees.", {"nvidia-smi -L", "ls -l /dev/nvidia*"}};
+  out.push_back(std::move(f));
 }
 
 bool module_loaded(const Snapshot& s, const char* name) {
@@ -126,6 +171,10 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
     out.push_back(std::move(f));
     return;
   }
+  if (const auto bad = implausible_driver_api(d); !bad.empty()) {
+    out.push_back(implausible("cuda-driver-implausible", "The CUDA driver API", d.library, bad));
+    return;
+  }
   for (const auto& dev : d.devices)
     if (dev.context.code != 0) {
       auto f = make_finding("cuda-context-failed");
@@ -149,17 +198,25 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
                                      dev.multiprocessors, dev.clock_mhz, dev.memory_clock_mhz, dev.memory_bus_width_bits,
                                      dev.context.code == 0 ? "context ok" : "no context"));
   out.push_back(std::move(f));
+  count_rule(s, out);
 }
 
 void cudart_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
   for (const auto& c : s.runtime.cudarts) {
     const auto rt = cuda_str(c.runtime_version);
-    const auto who = fmt::format("CUDA runtime {} ({})", rt, c.origin);
+    // Named by its version when it reported one, else by its file.
+    const bool known = c.runtime_version > 0 && plausible_cuda_version(c.runtime_version);
+    const auto who = known ? fmt::format("CUDA runtime {} ({})", rt, c.origin)
+                           : fmt::format("CUDA runtime at {} ({})", c.library, c.origin);
     if (c.outcome.status != "ok") {
       auto f = make_finding("cuda-runtime-failed");
-      f.title = outcome_title(c.outcome, who, c.library);
+      f.title = outcome_title(c.outcome, who, known ? c.library : "");
       f.evidence.push_back(fmt::format("child process: {}: {}", c.outcome.status, c.outcome.message));
       out.push_back(std::move(f));
+      continue;
+    }
+    if (const auto bad = implausible_cudart(c); !bad.empty()) {
+      out.push_back(implausible("cuda-runtime-implausible", fmt::format("The CUDA runtime ({})", c.origin), c.library, bad));
       continue;
     }
     const auto evidence =
@@ -322,12 +379,17 @@ void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<F
     for (const auto& k : c.copies) copies += fmt::format("{}{} {:.1f} GB/s", copies.empty() ? "" : ", ", k.kind, k.gb_per_s);
     for (const auto& g : c.gemms)
       gemms += fmt::format("{}{} {:.1f} TFLOP/s", gemms.empty() ? "" : ", ", g.dtype, g.tflops);
-    f.title = fmt::format("{}: copies match; GEMMs match the CPU ({})", gpu, gemms);
+    // A GEMM runs only with a cuBLAS; without one the title says so instead of "match ()".
+    const auto gemm_text = !c.gemms.empty() ? fmt::format("GEMMs match the CPU ({})", gemms)
+                           : c.cublas.empty()
+                               ? std::string("GEMMs not run: no cuBLAS found")
+                               : fmt::format("GEMMs not run: {} ran none", c.cublas);
+    f.title = fmt::format("{}: {}; {}", gpu, c.copies.empty() ? "no copies ran" : "copies match", gemm_text);
     f.evidence.push_back("copies: " + copies);
     for (const auto& g : c.gemms)
       f.evidence.push_back(fmt::format("{} {}x{}x{}: max error {:.3g} (tolerance {:.3g}); {:.1f} TFLOP/s at n={}", g.dtype, g.m,
                                        g.n, g.k, g.max_abs_error, g.tolerance, g.tflops, g.throughput_size));
-    f.evidence.push_back(fmt::format("libraries: {}, {}", c.cudart, c.cublas));
+    f.evidence.push_back(fmt::format("libraries: {}, {}", c.cudart, c.cublas.empty() ? "no cuBLAS" : c.cublas));
     out.push_back(std::move(f));
   }
 }

@@ -285,10 +285,20 @@ struct PythonEnv {
   bool operator==(const PythonEnv&) const = default;
 };
 
+// A list of candidate environments longer than the probe inspects: only its first entries
+// (in the list's order) were looked at.
+struct EnvListCut {
+  std::string source;           // logical path: "/opt/conda/envs", "/root/.conda/environments.txt"
+  std::uint64_t entries = 0;    // entries the list holds
+  std::uint64_t inspected = 0;  // how many of them were inspected
+  bool operator==(const EnvListCut&) const = default;
+};
+
 struct PythonFacts {
   std::string path_python;       // the python3 (or python) first on PATH, logical
   std::string path_python_env;   // the prefix of its environment
   std::vector<PythonEnv> envs;
+  std::vector<EnvListCut> lists_cut;  // lists of environments not inspected to the end
   bool operator==(const PythonFacts&) const = default;
 };
 

@@ -48,7 +48,8 @@ CUDOCTOR_JSON(FrameworkLibrary, soname, path, rule, version, bundled)
 CUDOCTOR_JSON(Framework, name, version, cuda, hip, cudnn, location, source, gpu_library, libraries, missing,
               missing_versions, sm_archs, ptx_archs, requires_nvidia, error)
 CUDOCTOR_JSON(PythonEnv, prefix, interpreter, version, kind, found_by, site_packages, frameworks, nvidia_packages)
-CUDOCTOR_JSON(PythonFacts, path_python, path_python_env, envs)
+CUDOCTOR_JSON(EnvListCut, source, entries, inspected)
+CUDOCTOR_JSON(PythonFacts, path_python, path_python_env, envs, lists_cut)
 CUDOCTOR_JSON(CudaCall, code, name, message)
 CUDOCTOR_JSON(CudaDevice, index, name, compute_capability, memory_total_bytes, multiprocessors, clock_mhz,
               memory_clock_mhz, memory_bus_width_bits, pci_bus_id, context)

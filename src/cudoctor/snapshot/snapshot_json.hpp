@@ -73,6 +73,8 @@ void to_json(nlohmann::json& j, const Framework& v);
 void from_json(const nlohmann::json& j, Framework& v);
 void to_json(nlohmann::json& j, const PythonEnv& v);
 void from_json(const nlohmann::json& j, PythonEnv& v);
+void to_json(nlohmann::json& j, const EnvListCut& v);
+void from_json(const nlohmann::json& j, EnvListCut& v);
 void to_json(nlohmann::json& j, const PythonFacts& v);
 void from_json(const nlohmann::json& j, PythonFacts& v);
 void to_json(nlohmann::json& j, const CudaCall& v);

@@ -38,6 +38,7 @@ Snapshot populated() {
   s.driver.nvml.gpus = {g};
   s.gpus = {{p, g}, {PciDevice{}, std::nullopt}};
   s.unreadable = {{"/proc/modules", "Permission denied"}};
+  s.python.lists_cut = {{"/opt/conda/envs", 20000, 10000}};
   return s;
 }
 
