@@ -29,7 +29,9 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
 
 const std::string k_newline_env = "/opt/conda/envs/ml\ntouch INJECTED\n";
 const std::string k_quote_env = "/opt/conda/envs/q'x$(touch X)`touch Y`\\";
@@ -69,9 +71,10 @@ TEST(ScenarioEnvInjection, ToolkitPathWithANewlineIsRefused) {
                                       "/opt/conda/envs/ml\\ntouch INJECTED\\n holds a control character"))
         << run.err;
     // What a user types: the eval of nothing runs nothing.
-    const auto eval = shell == "fish" ? "eval (" + cudoctor_binary() + " --root " + r.path().string() +
-                                            " env 12.3 --shell fish | string collect)"
-                                      : "eval \"$(" + cudoctor_binary() + " --root " + r.path().string() + " env 12.3)\"";
+    const auto eval =
+        shell == "fish"
+            ? "eval (" + cudoctor_binary() + " --root " + r.path().string() + " env 12.3 --shell fish | string collect)"
+            : "eval \"$(" + cudoctor_binary() + " --root " + r.path().string() + " env 12.3)\"";
     shell_output("cd " + sq(r.host("/work")) + " && /usr/bin/" + shell + " -c " + sq(eval) + " 2>/dev/null");
     expect_nothing_ran(r, shell);
   }
@@ -103,8 +106,8 @@ TEST(ScenarioEnvInjection, QuotesBackslashesAndSubstitutionsStayData) {
             : "eval \"$(cat ./env.out)\"; printf '%s' \"$PATH\" > path.txt; printf '%s' \"$CUDA_HOME\" > home.txt; "
               "printf '%s' \"$LD_LIBRARY_PATH\" > llp.txt\n";
     write(work / "t.sh", script);
-    const auto err = shell_output("cd " + sq(work) + " && env -i HOME=/nonexistent PATH=/usr/bin:/bin /usr/bin/" + shell +
-                                  " ./t.sh 2>&1");
+    const auto err = shell_output("cd " + sq(work) + " && env -i HOME=/nonexistent PATH=/usr/bin:/bin /usr/bin/" +
+                                  shell + " ./t.sh 2>&1");
     EXPECT_EQ(err, "") << shell;
     EXPECT_EQ(slurp(work / "path.txt"), tk + "/bin:" + k_hostile_path) << shell << ":\n" << run.out;
     EXPECT_EQ(slurp(work / "home.txt"), tk) << shell << ":\n" << run.out;
@@ -123,8 +126,8 @@ TEST(ScenarioEnvInjection, DirenvFileSourcedInBash) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.err, "cudoctor env: wrote " + (work / ".envrc").string() + "\n");
   write(work / "t.sh", ". ./.envrc; printf '%s' \"$PATH\" > path.txt; printf '%s' \"$CUDA_HOME\" > home.txt\n");
-  const auto err =
-      shell_output("cd " + sq(work) + " && env -i HOME=/nonexistent PATH=" + sq(k_hostile_path) + " /usr/bin/bash ./t.sh 2>&1");
+  const auto err = shell_output("cd " + sq(work) + " && env -i HOME=/nonexistent PATH=" + sq(k_hostile_path) +
+                                " /usr/bin/bash ./t.sh 2>&1");
   EXPECT_EQ(err, "");
   EXPECT_EQ(slurp(work / "path.txt"), tk + "/bin:" + k_hostile_path) << slurp(work / ".envrc");
   EXPECT_EQ(slurp(work / "home.txt"), tk);
@@ -135,13 +138,15 @@ TEST(ScenarioEnvInjection, EveryLineIsACommentOrAnAssignment) {
   FixtureRoot r;
   build(r);
   // Switching to 12.4 names the other toolkit, the one with newlines, in the direnv filter.
-  const auto run = run_cudoctor({"--root", r.path().string(), "env", "12.4", "--write", r.host("/work/.envrc").string()});
+  const auto run =
+      run_cudoctor({"--root", r.path().string(), "env", "12.4", "--write", r.host("/work/.envrc").string()});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto text = slurp(r.host("/work/.envrc"));
   EXPECT_TRUE(text.starts_with("# cudoctor env: CUDA 12.4.127 at " + r.path().string() + k_quote_env + "\n")) << text;
   EXPECT_TRUE(contains(text, "$'" + r.path().string() + "/opt/conda/envs/ml\\x0atouch INJECTED\\x0a'|")) << text;
-  for (const auto& line : {std::string("cudoctor_strip() {"), std::string("export PATH="), std::string("export LD_LIBRARY_PATH="),
-                           std::string("export CUDA_HOME="), std::string("unset -f cudoctor_strip")})
+  for (const auto& line :
+       {std::string("cudoctor_strip() {"), std::string("export PATH="), std::string("export LD_LIBRARY_PATH="),
+        std::string("export CUDA_HOME="), std::string("unset -f cudoctor_strip")})
     EXPECT_TRUE(contains(text, "\n" + line)) << line;
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6) << text;
 }
@@ -156,7 +161,8 @@ TEST(ScenarioEnvInjection, ControlBytesInPathAreEscapedAndKept) {
   for (const std::string shell : k_shells) {
     const auto run = run_cudoctor({"--root", r.path().string(), "env", "12.4", "--shell", shell}, {{"PATH", path}});
     ASSERT_EQ(run.exit_code, 0) << run.err;
-    for (const char c : run.out) EXPECT_FALSE((c >= 0 && c < 0x20 && c != '\n') || c == 0x7f) << shell << ": " << run.out;
+    for (const char c : run.out)
+      EXPECT_FALSE((c >= 0 && c < 0x20 && c != '\n') || c == 0x7f) << shell << ": " << run.out;
     EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 4) << run.out;
     const auto work = r.host("/work");
     write(work / "env.out", run.out);

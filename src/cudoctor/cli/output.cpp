@@ -1,9 +1,10 @@
 #include "cudoctor/cli/output.hpp"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fmt/format.h>
 
 #include "cudoctor/probe/probes.hpp"
 
@@ -15,7 +16,9 @@ int emit(const std::string& out, int rc) {
   // The last bytes only reach the file at the flush: /dev/full fails there.
   if (std::fflush(stdout) != 0 || n != out.size() || std::ferror(stdout)) {
     const int err = errno;
-    fmt::print(stderr, "cudoctor: cannot write the report: {}\n", err ? std::strerror(err) : "write error");
+    // fputs, not fmt::print: with stderr closed or full too there is nobody left to tell.
+    const auto msg = fmt::format("cudoctor: cannot write the report: {}\n", err ? std::strerror(err) : "write error");
+    std::fputs(msg.c_str(), stderr);
     return 2;
   }
   return rc;

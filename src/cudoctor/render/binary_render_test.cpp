@@ -40,7 +40,9 @@ TEST(LddText, WhyEscapesToo) {
   const auto t = missing_interpreter();
   const auto out = ldd_why(t, t.objects[2].name);
   EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
-  EXPECT_EQ(out, "libevil\\x1b[2J\\n└── libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6\n  not found\n  needed by: /opt/app/bin/app\n");
+  EXPECT_EQ(out,
+            "libevil\\x1b[2J\\n└── libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6\n  not found\n  needed by: "
+            "/opt/app/bin/app\n");
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ TEST(Escape, TextShowsControlsEscapedAndAddsNoLine) {
 
 TEST(Escape, ColourStillPaintsEscapedContent) {
   const auto out = text(hostile_report(), {.color = true, .verbose = false, .tool_version = "0"});
-  EXPECT_NE(out.find("\033[31m✗\033[0m \033[1mGPU 0: NVIDIA H100\\n ✓ Everything is fine\033[0m"), std::string::npos) << out;
+  EXPECT_NE(out.find("\033[31m✗\033[0m \033[1mGPU 0: NVIDIA H100\\n ✓ Everything is fine\033[0m"), std::string::npos)
+      << out;
   EXPECT_EQ(out.find("\033]0"), std::string::npos);
 }
 
@@ -53,10 +54,14 @@ TEST(Escape, MarkdownKeepsEachFindingInItsRow) {
 
 TEST(Escape, JsonNeverThrowsAndWritesNoRawControl) {
   auto r = hostile_report();
-  r.snapshot.host.os_pretty_name = "csi\xc2\x9b" "31m rtl\xe2\x80\xae del\x7f nel\xc2\x85 sep\xe2\x80\xa8";
+  r.snapshot.host.os_pretty_name =
+      "csi\xc2\x9b"
+      "31m rtl\xe2\x80\xae del\x7f nel\xc2\x85 sep\xe2\x80\xa8";
   const auto out = json(r, {});
   const auto j = nlohmann::json::parse(out);
-  EXPECT_EQ(j["host"]["os_pretty_name"], "csi\xc2\x9b" "31m rtl\xe2\x80\xae del\x7f nel\xc2\x85 sep\xe2\x80\xa8")
+  EXPECT_EQ(j["host"]["os_pretty_name"],
+            "csi\xc2\x9b"
+            "31m rtl\xe2\x80\xae del\x7f nel\xc2\x85 sep\xe2\x80\xa8")
       << "the \\u escapes read back as the same string";
   EXPECT_NE(out.find(R"(csi\u009b31m rtl\u202e del\u007f nel\u0085 sep\u2028)"), std::string::npos) << out;
   EXPECT_NE(out.find(R"("GPU 0: NVIDIA H100\n  ✓ Everything is fine")"), std::string::npos);

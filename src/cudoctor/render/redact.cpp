@@ -7,9 +7,13 @@
 namespace cudoctor::render {
 namespace {
 
-bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 // What can continue a path component, so "/home/alice" does not match "/home/alice2".
-bool name_char(char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; }
+bool name_char(char c) {
+  return alnum(c) || c == '.' || c == '_' || c == '-';
+}
 
 struct Hit {
   std::size_t pos = 0;
@@ -20,12 +24,14 @@ struct Hit {
 enum class Match { token, path_prefix };
 
 // Every occurrence of needle in haystack that stands on the boundaries the kind asks for.
-void find_all(std::string_view haystack, const std::string& needle, Match kind, const char* with, std::vector<Hit>& hits) {
+void find_all(std::string_view haystack, const std::string& needle, Match kind, const char* with,
+              std::vector<Hit>& hits) {
   if (needle.empty()) return;
   for (auto pos = haystack.find(needle); pos != std::string_view::npos; pos = haystack.find(needle, pos + 1)) {
     const auto end = pos + needle.size();
     const bool left = kind == Match::path_prefix || pos == 0 || !alnum(haystack[pos - 1]);
-    const bool right = end == haystack.size() || (kind == Match::token ? !alnum(haystack[end]) : !name_char(haystack[end]));
+    const bool right =
+        end == haystack.size() || (kind == Match::token ? !alnum(haystack[end]) : !name_char(haystack[end]));
     if (left && right) hits.push_back({pos, needle.size(), with});
   }
 }
@@ -61,7 +67,8 @@ std::string redact(std::string_view rendered, const Secrets& s) {
   const auto lower = util::to_lower(rendered);
   for (const auto& h : s.hosts) find_all(lower, util::to_lower(h), Match::token, "<host>", hits);
   // The first match wins; at the same place the longest (an FQDN over its short name).
-  std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) { return a.pos != b.pos ? a.pos < b.pos : a.len > b.len; });
+  std::sort(hits.begin(), hits.end(),
+            [](const Hit& a, const Hit& b) { return a.pos != b.pos ? a.pos < b.pos : a.len > b.len; });
   std::string out;
   std::size_t at = 0;
   for (const auto& h : hits) {

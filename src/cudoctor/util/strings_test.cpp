@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "cudoctor/util/strings.hpp"
+
+#include <gtest/gtest.h>
 
 namespace cudoctor::util {
 
@@ -20,10 +20,16 @@ TEST(Visible, EscapesC0ControlsAndDel) {
 }
 
 TEST(Visible, EscapesC1ControlsSeparatorsAndBidiOverrides) {
-  EXPECT_EQ(visible("csi\xc2\x9b" "31m"), "csi\\u009b31m") << "U+009B is an 8-bit CSI";
+  EXPECT_EQ(visible("csi\xc2\x9b"
+                    "31m"),
+            "csi\\u009b31m")
+      << "U+009B is an 8-bit CSI";
   EXPECT_EQ(visible("nel\xc2\x85"), "nel\\u0085");
   EXPECT_EQ(visible("line\xe2\x80\xa8sep"), "line\\u2028sep");
-  EXPECT_EQ(visible("abc\xe2\x80\xae" "fed"), "abc\\u202efed") << "right-to-left override";
+  EXPECT_EQ(visible("abc\xe2\x80\xae"
+                    "fed"),
+            "abc\\u202efed")
+      << "right-to-left override";
   EXPECT_EQ(visible("\xe2\x81\xa6x\xe2\x81\xa9"), "\\u2066x\\u2069");
   EXPECT_EQ(visible("\xc2\xa0nbsp"), "\xc2\xa0nbsp") << "U+00A0 is printable";
 }
@@ -35,7 +41,10 @@ TEST(Visible, EscapesEveryByteOfMalformedUtf8) {
   EXPECT_EQ(visible("\xe0\x80\xaf"), "\\xe0\\x80\\xaf") << "overlong /";
   EXPECT_EQ(visible("\xed\xa0\x80"), "\\xed\\xa0\\x80") << "a surrogate";
   EXPECT_EQ(visible("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80") << "past U+10FFFF";
-  EXPECT_EQ(visible("\x80" "abc"), "\\x80abc") << "a lone continuation byte";
+  EXPECT_EQ(visible("\x80"
+                    "abc"),
+            "\\x80abc")
+      << "a lone continuation byte";
   EXPECT_EQ(visible("\xe2\x89\xa5\xe2"), "≥\\xe2");
 }
 
