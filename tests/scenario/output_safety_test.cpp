@@ -1,4 +1,5 @@
-// Output that cannot be written is an error, and what ldd counts is what it lists.
+// Output that cannot be written is an error, no byte from the machine reaches the terminal raw,
+// and what ldd counts is what it lists.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,7 +16,7 @@ std::string q(const std::string& s) {
   return "'" + s + "'";
 }
 
-TEST(ScenarioWriteErrors, FullDiskExitsTwoWithTheReason) {
+TEST(ScenarioOutput, FullDiskExitsTwoWithTheReason) {
   FixtureRoot r;
   add_kvm_guest_without_gpu(r);
   r.copy("/bin/tool", "/bin/true");
@@ -28,7 +29,7 @@ TEST(ScenarioWriteErrors, FullDiskExitsTwoWithTheReason) {
   }
 }
 
-TEST(ScenarioWriteErrors, UserInputInMessagesIsEscaped) {
+TEST(ScenarioOutput, UserInputInMessagesIsEscaped) {
   const auto plan = run_cudoctor({"plan", "--gpu", "\x1b[31mRTX\n"});
   EXPECT_EQ(plan.exit_code, 2);
   EXPECT_TRUE(contains(plan.err, "no GPU in the knowledge base matches '\\x1b[31mRTX\\n'")) << plan.err;
@@ -47,9 +48,32 @@ TEST(ScenarioWriteErrors, UserInputInMessagesIsEscaped) {
   EXPECT_TRUE(contains(env.err, "no toolkit matches '\\x1b[31m12'")) << env.err;
 }
 
+TEST(ScenarioOutput, TreeStringsReachTheTerminalEscaped) {
+  FixtureRoot r;
+  add_kvm_guest_without_gpu(r, "box\x1b]0;PWNED\x07");
+  r.file("/etc/os-release", "PRETTY_NAME=\"\x1b]0;PWNED\x07\x1b[2J\x1b[31mEvil\xff\"\nID=debian\nVERSION_ID=\"12\"\n");
+  r.file("/opt/conda/envs/x\x1b[31m\n✓ fine/conda-meta/cuda-toolkit-12.4.1-0.json", "{}\n");
+  r.file("/opt/conda/envs/x\x1b[31m\n✓ fine/lib/libcudart.so.12.4.127", "");
+  for (const auto& args : {std::vector<std::string>{"-v", "--no-runtime"},
+                           {"--format", "markdown", "-v", "--no-runtime"},
+                           {"toolkits"},
+                           {"--color", "always", "-v", "--no-runtime"}}) {
+    std::vector<std::string> full = {"--root", r.path().string()};
+    full.insert(full.end(), args.begin(), args.end());
+    const auto run = run_cudoctor(full);
+    const auto& out = run.out;
+    EXPECT_FALSE(contains(out, "\x1b]") || contains(out, "\x1b[2J") || contains(out, "\x1b[31mEvil")) << args[0];
+    EXPECT_FALSE(contains(out, "\xff")) << "not valid UTF-8: " << args[0];
+    EXPECT_FALSE(contains(out, "\n✓ fine")) << "a fake line: " << args[0];
+    EXPECT_TRUE(contains(out, "x\\x1b[31m\\n✓ fine")) << args[0] << ":\n" << out;
+  }
+  const auto text = run_cudoctor({"--root", r.path().string(), "--no-runtime", "-v"}).out;
+  EXPECT_TRUE(contains(text, "box\\x1b]0;PWNED\\x07")) << text;
+}
+
 // A program whose PT_INTERP names a loader that is not there, and whose DT_NEEDED name holds
 // an escape sequence and a newline.
-TEST(ScenarioWriteErrors, LddCountsTheMissingInterpreterItLists) {
+TEST(ScenarioOutput, LddCountsTheMissingInterpreterItLists) {
   FixtureRoot r;
   const auto dir = r.path().string();
   r.file("/src/lib.c", "int f(void) { return 0; }\n");
