@@ -1,15 +1,18 @@
-#include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 
 #include "cudoctor/cli/check_command.hpp"
+#include "cudoctor/cli/output.hpp"
 #include "cudoctor/elf/fatbin.hpp"
 #include "cudoctor/ld/resolver.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/sys/root_sys.hpp"
+#include "cudoctor/util/strings.hpp"
 #include "cudoctor/util/version.hpp"
 
 namespace cudoctor::cli {
+
+using util::visible;
 
 int run_ldd(const CommonOptions& o, const LddOptions& l) {
   const auto sys = sys::make_root_sys(o.root);
@@ -27,7 +30,7 @@ int run_ldd(const CommonOptions& o, const LddOptions& l) {
                        : given;
     auto tree = resolver.load(f);
     if (!tree) {
-      fmt::print(stderr, "cudoctor ldd: {}\n", tree.error());
+      fmt::print(stderr, "cudoctor ldd: {}\n", visible(tree.error()));
       rc = 2;
       continue;
     }
@@ -40,14 +43,13 @@ int run_ldd(const CommonOptions& o, const LddOptions& l) {
     else
       out += render::ldd_text(*tree, ropts);
   }
-  if (!resolver.cache_error().empty() && o.verbose) fmt::print(stderr, "cudoctor ldd: {}\n", resolver.cache_error());
-  if (o.effective_format() == "json") out = all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (!resolver.cache_error().empty() && o.verbose) fmt::print(stderr, "cudoctor ldd: {}\n", visible(resolver.cache_error()));
+  if (o.effective_format() == "json") out = render::json_text(all);
   if (!l.why.empty() && out.empty() && rc != 2) {
-    fmt::print(stderr, "cudoctor ldd: {} is not among the libraries loaded\n", l.why);
+    fmt::print(stderr, "cudoctor ldd: {} is not among the libraries loaded\n", visible(l.why));
     return 1;
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return rc;
+  return emit(redacted(o, *sys, out), rc);
 }
 
 int run_archs(const CommonOptions& o, const ArchsOptions& a) {
@@ -56,7 +58,7 @@ int run_archs(const CommonOptions& o, const ArchsOptions& a) {
   if (!a.cc.empty()) {
     cc = util::Version::parse(a.cc);
     if (!cc || cc->parts.size() != 2) {
-      fmt::print(stderr, "cudoctor archs: --cc {}: not a compute capability (like 8.9)\n", a.cc);
+      fmt::print(stderr, "cudoctor archs: --cc {}: not a compute capability (like 8.9)\n", visible(a.cc));
       return 2;
     }
   }
@@ -69,19 +71,19 @@ int run_archs(const CommonOptions& o, const ArchsOptions& a) {
                        : given;
     const auto blob = sys->map_file(f);
     if (!blob) {
-      fmt::print(stderr, "cudoctor archs: {}\n", blob.error());
+      fmt::print(stderr, "cudoctor archs: {}\n", visible(blob.error()));
       rc = 2;
       continue;
     }
     const auto elf = elf::parse_elf((*blob)->data(), (*blob)->size());
     if (!elf) {
-      fmt::print(stderr, "cudoctor archs: {}: {}\n", f, elf.error());
+      fmt::print(stderr, "cudoctor archs: {}: {}\n", visible(f), visible(elf.error()));
       rc = 2;
       continue;
     }
     const auto fb = elf::read_fatbin(*elf, (*blob)->data(), (*blob)->size());
     if (!fb) {
-      fmt::print(stderr, "cudoctor archs: {}: {}\n", f, fb.error());
+      fmt::print(stderr, "cudoctor archs: {}: {}\n", visible(f), visible(fb.error()));
       rc = 2;
       continue;
     }
@@ -97,9 +99,8 @@ int run_archs(const CommonOptions& o, const ArchsOptions& a) {
     all.push_back(j);
     out += text;
   }
-  if (o.effective_format() == "json") out = all.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return rc;
+  if (o.effective_format() == "json") out = render::json_text(all);
+  return emit(redacted(o, *sys, out), rc);
 }
 
 }  // namespace cudoctor::cli

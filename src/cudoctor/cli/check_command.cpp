@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 
+#include "cudoctor/cli/output.hpp"
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/render/render.hpp"
@@ -60,8 +61,7 @@ int run_check(const CommonOptions& o, const char* tool_version) {
   else
     out = render::text(rep, ropts);
   if (o.redact) out = render::redact(out, rep);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return report::exit_code(rep);
+  return emit(out, report::exit_code(rep));
 }
 
 }  // namespace cudoctor::cli

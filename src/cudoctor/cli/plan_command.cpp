@@ -1,12 +1,16 @@
-#include <cstdio>
 #include <fmt/format.h>
 
 #include "cudoctor/cli/check_command.hpp"
+#include "cudoctor/cli/output.hpp"
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/plan/plan.hpp"
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/sys/root_sys.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::cli {
+
+using util::visible;
 
 int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_version) {
   const auto& kb = kb::builtin();
@@ -16,7 +20,7 @@ int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_ver
     const auto hits = kb.find_gpus(po.gpu);
     if (hits.empty()) {
       fmt::print(stderr, "cudoctor plan: no GPU in the knowledge base matches '{}'; give its PCI id (10de:XXXX) or --cc X.Y\n",
-                 po.gpu);
+                 visible(po.gpu));
       return 2;
     }
     in.gpu = hits.front()->name;
@@ -26,7 +30,7 @@ int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_ver
   if (!po.cc.empty()) {
     const auto cc = util::Version::parse(po.cc);
     if (!cc || cc->parts.size() != 2) {
-      fmt::print(stderr, "cudoctor plan: --cc {}: not a compute capability (like 8.9)\n", po.cc);
+      fmt::print(stderr, "cudoctor plan: --cc {}: not a compute capability (like 8.9)\n", visible(po.cc));
       return 2;
     }
     in.cc = cc;
@@ -34,7 +38,7 @@ int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_ver
   if (!po.driver.empty()) {
     const auto d = util::Version::parse(po.driver);
     if (!d) {
-      fmt::print(stderr, "cudoctor plan: --driver {}: not a driver version (like 535.104.05)\n", po.driver);
+      fmt::print(stderr, "cudoctor plan: --driver {}: not a driver version (like 535.104.05)\n", visible(po.driver));
       return 2;
     }
     in.driver = d;
@@ -55,7 +59,8 @@ int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_ver
     if (eq != std::string::npos) in.framework_version = po.framework.substr(eq + 2);
     if (in.framework == "pytorch") in.framework = "torch";
     if (!kb.framework(in.framework)) {
-      fmt::print(stderr, "cudoctor plan: --framework {}: not one of torch, tensorflow, jax, cupy, onnxruntime\n", in.framework);
+      fmt::print(stderr, "cudoctor plan: --framework {}: not one of torch, tensorflow, jax, cupy, onnxruntime\n",
+                 visible(in.framework));
       return 2;
     }
   }
@@ -63,10 +68,12 @@ int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_ver
   render::Options ropts;
   ropts.color = o.effective_format() == "text" && use_color(o);
   const auto out = o.effective_format() == "json" ? render::plan_json(p) : render::plan_text(p, ropts, po.all);
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  int rc = 1;
   for (const auto& b : p.builds)
-    if (b.fit != plan::Fit::no) return 0;
-  return 1;
+    if (b.fit != plan::Fit::no) rc = 0;
+  if (!o.redact) return emit(out, rc);
+  const auto sys = sys::make_root_sys(o.root);
+  return emit(redacted(o, *sys, out), rc);
 }
 
 }  // namespace cudoctor::cli

@@ -1,20 +1,22 @@
-#include <cstdio>
 #include <fmt/format.h>
-#include <fstream>
 
 #include "cudoctor/cli/check_command.hpp"
+#include "cudoctor/cli/output.hpp"
 #include "cudoctor/plan/shell_env.hpp"
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/snapshot/snapshot_json.hpp"
 #include "cudoctor/sys/root_sys.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::cli {
 namespace {
 
+using util::visible;
+
 std::optional<snapshot::ToolkitFacts> toolkit_facts(const CommonOptions& o, const sys::Sys& sys) {
   if (sys.stat("/").type != sys::FileType::directory) {
-    fmt::print(stderr, "cudoctor: --root {}: not a directory\n", o.root);
+    fmt::print(stderr, "cudoctor: --root {}: not a directory\n", visible(o.root));
     return std::nullopt;
   }
   probe::Options popts;
@@ -36,11 +38,7 @@ int run_toolkits(const CommonOptions& o) {
   const auto sys = sys::make_root_sys(o.root);
   const auto f = toolkit_facts(o, *sys);
   if (!f) return 2;
-  if (o.effective_format() == "json") {
-    const auto out = nlohmann::json(*f).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    return 0;
-  }
+  if (o.effective_format() == "json") return emit(redacted(o, *sys, render::json_text(nlohmann::json(*f))), 0);
   std::vector<std::pair<std::string, std::string>> sel;
   sel.emplace_back("PATH", f->path_nvcc.empty() ? "no nvcc" : f->path_nvcc + " -> " + owner(*f, f->path_nvcc_real));
   sel.emplace_back("CUDA_HOME", f->cuda_home ? *f->cuda_home + (owner(*f, sys->canonical(*f->cuda_home).value_or("")).empty()
@@ -59,12 +57,15 @@ int run_toolkits(const CommonOptions& o) {
   sel.emplace_back("LD_LIBRARY_PATH", llp);
   for (const auto& p : f->cudart_picks)
     sel.emplace_back("loader", fmt::format("{} -> {}", p.soname, p.path.empty() ? "not found" : p.path + " (" + p.rule + ")"));
-  const auto out = render::toolkits_text(*f, sel);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return 0;
+  return emit(redacted(o, *sys, render::toolkits_text(*f, sel)), 0);
 }
 
 int run_env(const CommonOptions& o, const EnvOptions& e) {
+  if (o.redact) {
+    fmt::print(stderr, "cudoctor env: --redact does not apply: env prints shell code to run, and redacted paths are not "
+                       "the real ones\n");
+    return 2;
+  }
   const auto sys = sys::make_root_sys(o.root);
   const auto f = toolkit_facts(o, *sys);
   if (!f) return 2;
@@ -78,27 +79,30 @@ int run_env(const CommonOptions& o, const EnvOptions& e) {
     target = plan::find_toolkit(*f, arg);
     if (!target) {
       std::string have;
-      for (const auto& t : f->toolkits) have += fmt::format("\n  {} {}", t.version, t.root);
-      fmt::print(stderr, "cudoctor env: no toolkit matches '{}'; found:{}\n", e.toolkit, have.empty() ? " none" : have);
+      for (const auto& t : f->toolkits) have += fmt::format("\n  {} {}", visible(t.version), visible(t.root));
+      fmt::print(stderr, "cudoctor env: no toolkit matches '{}'; found:{}\n", visible(e.toolkit), have.empty() ? " none" : have);
       return 2;
     }
+    // Quoting would keep such a path inert, but no shell profile or .envrc should carry it.
+    for (const auto& p : {target->root, target->bin_dir, target->lib_dir})
+      if (util::has_control(sys->host_path(p))) {
+        fmt::print(stderr, "cudoctor env: the toolkit's path {} holds a control character; rename it before using it\n",
+                   visible(sys->host_path(p)));
+        return 2;
+      }
   }
   const auto env = plan::shell_env(*f, target, [&](const std::string& p) { return sys->host_path(p); });
   const auto comment = target ? fmt::format("cudoctor env: CUDA {} at {}", target->version, sys->host_path(target->root))
                               : std::string("cudoctor env --unset: no CUDA toolkit on the paths");
   if (!e.write.empty()) {
-    std::ofstream out(e.write);
-    out << render::env_file(env, comment);
-    if (!out) {
-      fmt::print(stderr, "cudoctor env: cannot write {}\n", e.write);
+    if (const auto why = write_file(e.write, render::env_file(env, comment)); !why.empty()) {
+      fmt::print(stderr, "cudoctor env: cannot write {}: {}\n", visible(e.write), why);
       return 2;
     }
-    fmt::print(stderr, "cudoctor env: wrote {}\n", e.write);
+    fmt::print(stderr, "cudoctor env: wrote {}\n", visible(e.write));
     return 0;
   }
-  const auto out = render::env_script(env, e.shell, comment);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return 0;
+  return emit(render::env_script(env, e.shell, comment), 0);
 }
 
 }  // namespace cudoctor::cli

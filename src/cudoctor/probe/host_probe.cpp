@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "cudoctor/probe/probes.hpp"
@@ -150,6 +151,64 @@ void detect_secure_boot(Context& ctx, snapshot::HostFacts& host) {
   host.secure_boot_evidence = fmt::format("{}: value {}", path, static_cast<int>(static_cast<unsigned char>((*data)[4])));
 }
 
+void add_unique(std::vector<std::string>& v, std::string s) {
+  if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(std::move(s));
+}
+
+// Directories that are homes of system accounts (passwd(5) on Debian and Fedora) or hold
+// the whole system: redacting them would blank out the report.
+bool system_directory(const std::string& home) {
+  static const char* const k_system[] = {"/",        "/root",     "/nonexistent", "/dev/null", "/bin",   "/sbin",
+                                         "/usr",     "/usr/bin",  "/usr/sbin",    "/usr/lib",  "/usr/local",
+                                         "/lib",     "/lib64",    "/etc",         "/var",      "/tmp",   "/var/tmp",
+                                         "/opt",     "/home",     "/srv",         "/run",      "/proc",  "/sys",
+                                         "/dev",     "/mnt",      "/media",       "/boot"};
+  if (home.empty() || home.front() != '/') return true;
+  auto h = home;
+  while (h.size() > 1 && h.back() == '/') h.pop_back();
+  return std::find(std::begin(k_system), std::end(k_system), h) != std::end(k_system);
+}
+
+// The names, homes and host names --redact replaces. Homes come from the passwd file of the
+// root inspected: every account with uid ≥ 1000 (login.defs UID_MIN) but nobody (65534).
+void gather_private(Context& ctx, snapshot::HostFacts& host) {
+  const auto& sys = ctx.sys();
+  std::vector<std::string> names;
+  add_unique(names, host.user);
+  for (const char* var : {"USER", "LOGNAME", "SUDO_USER"}) add_unique(names, sys.env(var).value_or(""));
+  for (auto& n : names)
+    if (n != "root") add_unique(host.private_names, n);
+  const auto add_home = [&](const std::string& h) {
+    if (!system_directory(h)) add_unique(host.private_homes, h);
+  };
+  add_home(sys.env("HOME").value_or(""));
+  if (const auto passwd = sys.read_file("/etc/passwd", 16 << 20)) {
+    for (const auto line : util::lines(*passwd)) {
+      // name:password:uid:gid:gecos:home:shell
+      const auto f = util::split(line, ':');
+      if (f.size() < 7) continue;
+      const auto uid = util::parse_uint(f[2]);
+      const bool named = std::find(names.begin(), names.end(), std::string(f[0])) != names.end();
+      if ((uid && *uid >= 1000 && *uid != 65534) || (uid && *uid == host.uid) || named) add_home(std::string(f[5]));
+    }
+  }
+  const auto h = util::trim(host.hostname);
+  if (h.empty() || h == "localhost") return;
+  add_unique(host.host_names, std::string(h));
+  const auto short_name = std::string(h.substr(0, h.find('.')));
+  add_unique(host.host_names, short_name);
+  // hosts(5): address, canonical name, aliases; the names that start with "<short>." are FQDNs.
+  if (const auto hosts = ctx.read_optional("/etc/hosts", 4 << 20))
+    for (const auto line : util::lines(*hosts)) {
+      const auto fields = util::split_ws(line.substr(0, line.find('#')));
+      const bool ours = std::find(fields.begin(), fields.end(), short_name) != fields.end() ||
+                        std::find(fields.begin(), fields.end(), h) != fields.end();
+      if (!ours) continue;
+      for (std::size_t i = 1; i < fields.size(); ++i)
+        if (fields[i].starts_with(short_name + ".")) add_unique(host.host_names, std::string(fields[i]));
+    }
+}
+
 }  // namespace
 
 snapshot::HostFacts probe_host(Context& ctx) {
@@ -169,6 +228,7 @@ snapshot::HostFacts probe_host(Context& ctx) {
   detect_wsl(ctx, host);
   detect_hypervisor(ctx, host);
   detect_secure_boot(ctx, host);
+  gather_private(ctx, host);
   return host;
 }
 

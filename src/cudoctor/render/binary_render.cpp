@@ -5,26 +5,32 @@
 #include <nlohmann/json.hpp>
 
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::render {
 namespace {
 
+using util::visible;
+
 std::string reason(const ld::Object& o) {
   if (o.lookup.rule == "DT_RPATH" || o.lookup.rule == "DT_RUNPATH") {
     const auto colon = o.lookup.detail.rfind(": ");
-    return o.lookup.rule + " " + (colon == std::string::npos ? "" : o.lookup.detail.substr(colon + 2));
+    return o.lookup.rule + " " + visible(colon == std::string::npos ? "" : o.lookup.detail.substr(colon + 2));
   }
-  return o.lookup.rule;
+  return visible(o.lookup.rule);
 }
 
 }  // namespace
 
 std::string ldd_text(const ld::Tree& t, const Options& o) {
+  // Names come from DT_NEEDED strings and paths from the file system: escaped, so a hostile
+  // file cannot write to the terminal or add lines.
   const auto paint = [&](const char* code, const std::string& s) {
     return o.color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
   };
-  std::string out = t.objects[0].path + "\n";
+  std::string out = visible(t.objects[0].path) + "\n";
   std::vector<bool> shown(t.objects.size(), false);
+  std::vector<bool> listed(t.objects.size(), false);  // not-found objects named in the output
   shown[0] = true;
   std::function<void(int, const std::string&)> walk = [&](int i, const std::string& prefix) {
     const auto& needs = t.objects[static_cast<std::size_t>(i)].needs;
@@ -32,15 +38,17 @@ std::string ldd_text(const ld::Tree& t, const Options& o) {
       const bool last = k + 1 == needs.size();
       const auto& [name, idx] = needs[k];
       const auto& c = t.objects[static_cast<std::size_t>(idx)];
-      std::string line = prefix + (last ? "└── " : "├── ") + name;
+      std::string line = prefix + (last ? "└── " : "├── ") + visible(name);
       if (!c.found) {
+        listed[static_cast<std::size_t>(idx)] = true;
         line += " => " + paint("31;1", "not found");
         out += line + "\n";
         continue;
       }
       const bool first = !shown[static_cast<std::size_t>(idx)] && c.parent == i;
-      line += " => " + c.path + "  " + paint("2", "[" + (first ? reason(c) : "already loaded") + "]");
-      for (const auto& v : c.missing_versions) line += "\n" + prefix + (last ? "    " : "│   ") + paint("31", "  version " + v + " not found");
+      line += " => " + visible(c.path) + "  " + paint("2", "[" + (first ? reason(c) : "already loaded") + "]");
+      for (const auto& v : c.missing_versions)
+        line += "\n" + prefix + (last ? "    " : "│   ") + paint("31", "  version " + visible(v) + " not found");
       out += line + "\n";
       if (first) {
         shown[static_cast<std::size_t>(idx)] = true;
@@ -49,12 +57,22 @@ std::string ldd_text(const ld::Tree& t, const Options& o) {
     }
   };
   walk(0, "");
+  // What no DT_NEEDED names but is loaded all the same: the interpreter (PT_INTERP).
+  for (std::size_t i = 1; i < t.objects.size(); ++i)
+    if (!t.objects[i].found && !listed[i]) {
+      listed[i] = true;
+      const auto& x = t.objects[i];
+      out += visible(x.name) + " => " + paint("31;1", "not found") + "  " +
+             paint("2", "[" + visible(x.lookup.rule) + (x.lookup.detail.empty() ? "" : ": " + visible(x.lookup.detail)) + "]") +
+             "\n";
+    }
   std::size_t missing = 0, versions = 0;
-  for (const auto& obj : t.objects) {
-    missing += !obj.found;
-    versions += obj.missing_versions.size();
+  for (std::size_t i = 0; i < t.objects.size(); ++i) {
+    missing += listed[i];
+    versions += t.objects[i].missing_versions.size();
   }
-  for (const auto& v : t.objects[0].missing_versions) out += paint("31", "version " + v + " not found (required by " + t.objects[0].path + ")") + "\n";
+  for (const auto& v : t.objects[0].missing_versions)
+    out += paint("31", "version " + visible(v) + " not found (required by " + visible(t.objects[0].path) + ")") + "\n";
   if (missing || versions)
     out += paint("31;1", fmt::format("{} librar{} not found, {} symbol version{} missing", missing, missing == 1 ? "y" : "ies",
                                      versions, versions == 1 ? "" : "s")) + "\n";
@@ -66,20 +84,20 @@ std::string ldd_why(const ld::Tree& t, const std::string& lib) {
   for (const auto& o : t.objects) {
     const bool match = o.name == lib || o.soname == lib || (!o.path.empty() && o.path.ends_with("/" + lib)) || o.path == lib;
     if (!match) continue;
-    out += fmt::format("{}\n", o.name);
-    out += o.found ? fmt::format("  loaded from {}\n  because: {}{}\n", o.path, o.lookup.rule,
-                                 o.lookup.detail.empty() ? "" : " (" + o.lookup.detail + ")")
+    out += fmt::format("{}\n", visible(o.name));
+    out += o.found ? fmt::format("  loaded from {}\n  because: {}{}\n", visible(o.path), visible(o.lookup.rule),
+                                 o.lookup.detail.empty() ? "" : " (" + visible(o.lookup.detail) + ")")
                    : "  not found\n";
     std::string chain;
     for (int p = o.parent; p >= 0; p = t.objects[static_cast<std::size_t>(p)].parent)
-      chain += (chain.empty() ? "" : " <- ") + t.objects[static_cast<std::size_t>(p)].path;
+      chain += (chain.empty() ? "" : " <- ") + visible(t.objects[static_cast<std::size_t>(p)].path);
     if (!chain.empty()) out += "  needed by: " + chain + "\n";
     if (!o.lookup.searched.empty()) {
       out += "  searched, in order:\n";
-      for (const auto& d : o.lookup.searched) out += "    " + d + "\n";
+      for (const auto& d : o.lookup.searched) out += "    " + visible(d) + "\n";
     }
-    for (const auto& r : o.lookup.rejected) out += fmt::format("  passed over {}: {}\n", r.path, r.why);
-    for (const auto& v : o.missing_versions) out += "  missing version " + v + "\n";
+    for (const auto& r : o.lookup.rejected) out += fmt::format("  passed over {}: {}\n", visible(r.path), visible(r.why));
+    for (const auto& v : o.missing_versions) out += "  missing version " + visible(v) + "\n";
   }
   return out;
 }
@@ -108,16 +126,16 @@ nlohmann::json ldd_json(const ld::Tree& t) {
 }
 
 std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb) {
-  if (!fb) return file + "\n  no CUDA fatbin (.nv_fatbin)\n";
+  if (!fb) return visible(file) + "\n  no CUDA fatbin (.nv_fatbin)\n";
   const auto join = [](const std::vector<std::string>& v) {
     std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+    for (const auto& x : v) s += (s.empty() ? "" : " ") + visible(x);
     return s.empty() ? std::string("none") : s;
   };
   std::size_t compressed = 0;
   for (const auto& e : fb->entries) compressed += e.compressed;
-  return fmt::format("{}\n  cubins: {}\n  PTX:    {}\n  {} entries in {} containers, {} compressed\n", file, join(fb->sm_archs()),
-                     join(fb->ptx_archs()), fb->entries.size(), fb->containers, compressed);
+  return fmt::format("{}\n  cubins: {}\n  PTX:    {}\n  {} entries in {} containers, {} compressed\n", visible(file),
+                     join(fb->sm_archs()), join(fb->ptx_archs()), fb->entries.size(), fb->containers, compressed);
 }
 
 nlohmann::json archs_json(const std::string& file, const std::optional<elf::Fatbin>& fb) {

@@ -1,9 +1,36 @@
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/snapshot/snapshot_json.hpp"
 
 namespace cudoctor::render {
+
+std::string json_text(const nlohmann::json& j) {
+  const auto dumped = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  // The dump is well-formed UTF-8 and these code points can only stand inside a string, where
+  // a \u escape means the same.
+  std::string out;
+  out.reserve(dumped.size() + 1);
+  const auto at = [&](std::size_t i) { return static_cast<unsigned char>(dumped[i]); };
+  for (std::size_t i = 0; i < dumped.size(); ++i) {
+    const auto c = at(i);
+    if (c == 0x7F) {
+      out += "\\u007f";
+    } else if (c == 0xC2 && i + 1 < dumped.size() && at(i + 1) >= 0x80 && at(i + 1) <= 0x9F) {
+      out += fmt::format("\\u{:04x}", at(i + 1));
+      ++i;
+    } else if (c == 0xE2 && i + 2 < dumped.size() &&
+               ((at(i + 1) == 0x80 && at(i + 2) >= 0xA8 && at(i + 2) <= 0xAE) ||
+                (at(i + 1) == 0x81 && at(i + 2) >= 0xA6 && at(i + 2) <= 0xA9))) {
+      out += fmt::format("\\u{:04x}", 0x2000 + ((at(i + 1) & 0x3F) << 6) + (at(i + 2) & 0x3F));
+      i += 2;
+    } else {
+      out += dumped[i];
+    }
+  }
+  return out + "\n";
+}
 
 nlohmann::json finding_json(const rules::Finding& f) {
   return {{"id", f.id},
@@ -29,7 +56,7 @@ std::string json(const report::Report& r, const Options&) {
                                                         : nlohmann::json(nullptr)},
                   {"break_finding", r.verdict.break_finding.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verdict.break_finding)},
                   {"summary", r.verdict.summary}};
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return json_text(j);
 }
 
 }  // namespace cudoctor::render

@@ -3,27 +3,32 @@
 
 #include "cudoctor/plan/plan.hpp"
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::render {
 
+// The records may come from --kb files: every string of theirs is escaped.
+using util::visible;
+
 std::string kb_summary(const kb::KnowledgeBase& kb, bool verbose) {
-  std::string out = fmt::format("cudoctor knowledge base, compiled {}\n\n", kb.date().empty() ? "(undated)" : kb.date());
+  std::string out = fmt::format("cudoctor knowledge base, compiled {}\n\n", kb.date().empty() ? "(undated)" : visible(kb.date()));
   const auto& t = kb.toolkit_releases();
   out += fmt::format("  {:>4} CUDA toolkit releases, {} to {}, with their minimum drivers\n", t.size(),
-                     t.empty() ? "" : t.back().release, t.empty() ? "" : t.front().release);
+                     t.empty() ? "" : visible(t.back().release), t.empty() ? "" : visible(t.front().release));
   const auto& b = kb.driver_branches();
   out += fmt::format("  {:>4} driver branches, R{} to R{}, with the newest CUDA each supports\n", b.size(),
                      b.empty() ? 0 : b.front().branch, b.empty() ? 0 : b.back().branch);
   out += fmt::format("  {:>4} NVIDIA GPUs by PCI id, {} architectures\n", kb.gpus().size(), kb.architectures().size());
   for (const auto& f : kb.frameworks())
-    out += fmt::format("  {:>4} {} releases, {} to {}\n", f.releases.size(), f.display,
-                       f.releases.empty() ? "" : f.releases.back().version, f.releases.empty() ? "" : f.releases.front().version);
+    out += fmt::format("  {:>4} {} releases, {} to {}\n", f.releases.size(), visible(f.display),
+                       f.releases.empty() ? "" : visible(f.releases.back().version),
+                       f.releases.empty() ? "" : visible(f.releases.front().version));
   out += fmt::format("  {:>4} CUDA runtime and driver error codes, {} NVML return codes\n", kb.cuda_errors().size(),
                      kb.nvml_return_codes().size());
   const auto sources = kb.sources();
   out += fmt::format("\n{} distinct sources{}\n", sources.size(), verbose ? ":" : " (-v lists them)");
   if (verbose)
-    for (const auto& s : sources) out += "  " + s + "\n";
+    for (const auto& s : sources) out += "  " + visible(s) + "\n";
   out += "\nAsk: cudoctor kb gpu NAME|PCI-ID · kb driver VERSION · kb toolkit VERSION · kb error CODE|NAME\n";
   return out;
 }
@@ -31,16 +36,16 @@ std::string kb_summary(const kb::KnowledgeBase& kb, bool verbose) {
 std::string kb_gpu(const kb::KnowledgeBase& kb, const std::vector<const kb::GpuModel*>& hits) {
   std::string out;
   for (const auto* g : hits) {
-    out += fmt::format("10de:{:04x}  {}\n", g->pci_id, g->name);
-    out += fmt::format("  architecture {}, compute capability {} ({})\n", g->architecture, g->cc.str(), plan::sm(g->cc));
+    out += fmt::format("10de:{:04x}  {}\n", g->pci_id, visible(g->name));
+    out += fmt::format("  architecture {}, compute capability {} ({})\n", visible(g->architecture), g->cc.str(), plan::sm(g->cc));
     if (const auto* c = kb.arch_cc(g->cc))
       out += fmt::format("  toolkits that compile for it: CUDA {} to {}\n", c->first_cuda.str(),
                          c->last_cuda ? c->last_cuda->str() : "the newest");
     if (const auto d = kb.min_driver_for_cc(g->cc)) out += fmt::format("  oldest driver that runs it: {}\n", d->str());
     if (const auto* a = kb.architecture_of(g->cc); a && a->last_driver_branch)
       out += fmt::format("  newest driver branch that supports it: R{}\n", *a->last_driver_branch);
-    if (!g->status.empty()) out += "  status: " + g->status + "\n";
-    out += "  source: " + g->source + "\n";
+    if (!g->status.empty()) out += "  status: " + visible(g->status) + "\n";
+    out += "  source: " + visible(g->source) + "\n";
   }
   return out;
 }
@@ -62,8 +67,8 @@ std::string kb_toolkit(const kb::KnowledgeBase& kb, const util::Version& v) {
   std::string out;
   for (const auto& t : kb.toolkit_releases())
     if (t.cuda.major() == v.major() && t.cuda.minor() == v.minor())
-      out += fmt::format("{}: driver ≥ {} (Linux){}\n", t.release, t.min_driver_linux.str(),
-                         t.min_driver_windows.empty() ? "" : ", ≥ " + t.min_driver_windows + " (Windows)");
+      out += fmt::format("{}: driver ≥ {} (Linux){}\n", visible(t.release), t.min_driver_linux.str(),
+                         t.min_driver_windows.empty() ? "" : ", ≥ " + visible(t.min_driver_windows) + " (Windows)");
   if (out.empty()) return out;
   if (const auto f = kb.minor_compat_floor(v.major()))
     out += fmt::format("  through minor-version compatibility: driver ≥ {}\n", f->str());
@@ -79,11 +84,11 @@ std::string kb_errors(const std::vector<const kb::ReturnCode*>& hits) {
   std::string out;
   for (const auto* e : hits) {
     out += fmt::format("{} {} {}\n", e->api == "nvml" ? "NVML" : e->api == "driver" ? "driver API" : "runtime API", e->code,
-                       e->name);
-    out += "  " + wrap(e->meaning, 94, "  ") + "\n";
-    if (!e->causes.empty()) out += "  usual causes: " + wrap(e->causes, 80, "  ") + "\n";
-    if (!e->status.empty()) out += "  status: " + e->status + "\n";
-    out += "  source: " + e->source + "\n";
+                       visible(e->name));
+    out += "  " + wrap(visible(e->meaning), 94, "  ") + "\n";
+    if (!e->causes.empty()) out += "  usual causes: " + wrap(visible(e->causes), 80, "  ") + "\n";
+    if (!e->status.empty()) out += "  status: " + visible(e->status) + "\n";
+    out += "  source: " + visible(e->source) + "\n";
   }
   return out;
 }

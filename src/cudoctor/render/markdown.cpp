@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::render {
 namespace {
@@ -15,10 +16,12 @@ const char* mark(rules::Severity s) {
   return "";
 }
 
-// Table cells must not break the row.
+using util::visible;
+
+// Table cells must not break the row; visible() has already taken the newlines out.
 std::string cell(const std::string& s) {
   std::string out;
-  for (const char c : s) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  for (const char c : visible(s)) out += c == '|' ? std::string("\\|") : std::string(1, c);
   return out;
 }
 
@@ -26,7 +29,7 @@ std::string cell(const std::string& s) {
 
 std::string markdown(const report::Report& r, const Options& o) {
   std::string out = fmt::format("## cudoctor {} report\n\n", o.tool_version);
-  out += fmt::format("**Verdict:** {} {}\n\n", r.verdict.healthy ? "✅" : "❌", r.verdict.summary);
+  out += fmt::format("**Verdict:** {} {}\n\n", r.verdict.healthy ? "✅" : "❌", visible(r.verdict.summary));
   out += "| layer | | finding |\n|---|---|---|\n";
   for (const auto& f : r.findings)
     out += fmt::format("| {} {} | {} | {} |\n", rules::to_string(f.layer), rules::layer_name(f.layer), mark(f.severity),
@@ -36,17 +39,18 @@ std::string markdown(const report::Report& r, const Options& o) {
     if (f.severity != rules::Severity::error && f.severity != rules::Severity::warn) continue;
     if (!header) out += "\n### Problems\n";
     header = true;
-    out += fmt::format("\n#### {} {} (`{}`, {})\n\n", mark(f.severity), f.title, f.id, rules::to_string(f.layer));
-    if (!f.detail.empty()) out += f.detail + "\n\n";
-    if (!f.fix.text.empty()) out += "**Fix:** " + f.fix.text + "\n\n";
+    out += fmt::format("\n#### {} {} (`{}`, {})\n\n", mark(f.severity), visible(f.title), f.id,
+                      rules::to_string(f.layer));
+    if (!f.detail.empty()) out += visible(f.detail) + "\n\n";
+    if (!f.fix.text.empty()) out += "**Fix:** " + visible(f.fix.text) + "\n\n";
     if (!f.fix.commands.empty()) {
       out += "```sh\n";
-      for (const auto& c : f.fix.commands) out += c + "\n";
+      for (const auto& c : f.fix.commands) out += visible(c) + "\n";
       out += "```\n\n";
     }
     if (!f.evidence.empty()) {
       out += "<details><summary>Evidence</summary>\n\n";
-      for (const auto& e : f.evidence) out += "- `" + e + "`\n";
+      for (const auto& e : f.evidence) out += "- `" + visible(e) + "`\n";
       out += "\n</details>\n";
     }
   }

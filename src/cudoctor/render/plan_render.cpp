@@ -3,11 +3,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::render {
 namespace {
 
 using plan::Fit;
+// The GPU name and its source come from the machine or the command line, the rest from the
+// knowledge base, which --kb may replace: every string is escaped.
+using util::visible;
 
 const char* mark(Fit f) { return f == Fit::works ? "✓" : f == Fit::works_compat ? "~" : "✗"; }
 const char* colour(Fit f) { return f == Fit::works ? "32" : f == Fit::works_compat ? "33" : "31"; }
@@ -19,7 +23,7 @@ std::string flags(const plan::BuildLine& b) {
   std::string s;
   if (b.ptx_only) s += " (through PTX JIT)";
   if (b.arch_unknown) s += " (arch list not published)";
-  if (!b.arch_inferred_from.empty() && b.fit != Fit::no) s += " (archs as " + b.arch_inferred_from + ")";
+  if (!b.arch_inferred_from.empty() && b.fit != Fit::no) s += " (archs as " + visible(b.arch_inferred_from) + ")";
   if (b.arch_unverified) s += " (arch list unverified)";
   return s;
 }
@@ -44,12 +48,12 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
   std::string out = paint(c, "1", "cudoctor plan");
   const auto& in = p.in;
   std::vector<std::string> head;
-  if (!in.gpu.empty()) head.push_back(fmt::format("GPU {}{}", in.gpu, in.gpu_source.empty() ? "" : " (" + in.gpu_source + ")"));
+  if (!in.gpu.empty()) head.push_back(fmt::format("GPU {}{}", visible(in.gpu), in.gpu_source.empty() ? "" : " (" + visible(in.gpu_source) + ")"));
   if (in.cc)
-    head.push_back(fmt::format("compute capability {} ({}{})", in.cc->str(), p.architecture.empty() ? "" : p.architecture + ", ",
+    head.push_back(fmt::format("compute capability {} ({}{})", in.cc->str(), p.architecture.empty() ? "" : visible(p.architecture) + ", ",
                                plan::sm(*in.cc)));
   if (in.driver)
-    head.push_back(fmt::format("driver {}{}", in.driver->str(), in.driver_source.empty() ? "" : " (" + in.driver_source + ")"));
+    head.push_back(fmt::format("driver {}{}", in.driver->str(), in.driver_source.empty() ? "" : " (" + visible(in.driver_source) + ")"));
   for (const auto& h : head) out += "\n  " + h;
   out += "\n";
   if (in.driver || in.cc) out += "\n";
@@ -63,7 +67,7 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
     out += wrap(fmt::format("A {} GPU needs a driver ≥ {}{}.", plan::sm(*in.cc), p.gpu_min_driver->str(),
                             p.gpu_last_branch ? fmt::format(" and no newer than the R{} branch", *p.gpu_last_branch) : ""),
                 k_plan_width, "") + "\n";
-  for (const auto& n : p.notes) out += wrap(n, k_plan_width, "") + "\n";
+  for (const auto& n : p.notes) out += wrap(visible(n), k_plan_width, "") + "\n";
 
   out += "\n" + paint(c, "1", "CUDA toolkits") + "\n";
   for (std::size_t i = 0; i < p.toolkits.size();) {
@@ -72,7 +76,7 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
     while (j < p.toolkits.size() && p.toolkits[j].fit == p.toolkits[i].fit && p.toolkits[j].why == p.toolkits[i].why)
       versions += (versions.empty() ? "" : ", ") + p.toolkits[j++].cuda.str();
     out += fmt::format("  {} {}{}\n", paint(c, colour(p.toolkits[i].fit), mark(p.toolkits[i].fit)), versions,
-                       p.toolkits[i].why.empty() ? "" : "\n      " + wrap(p.toolkits[i].why, k_plan_width - 6, "      "));
+                       p.toolkits[i].why.empty() ? "" : "\n      " + wrap(visible(p.toolkits[i].why), k_plan_width - 6, "      "));
     i = j;
   }
 
@@ -81,7 +85,7 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
     const auto& first = p.builds[i];
     if (first.display != current) {
       current = first.display;
-      out += "\n" + paint(c, "1", current) + "\n";
+      out += "\n" + paint(c, "1", visible(current)) + "\n";
     }
     std::vector<const plan::BuildLine*> variants;
     std::size_t j = i;
@@ -90,18 +94,18 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
     i = j;
     std::vector<const plan::BuildLine*> shown = all ? variants : std::vector<const plan::BuildLine*>{best(variants)};
     for (const auto* b : shown) {
-      const auto detail = b->fit == Fit::no ? b->why : b->install;
-      out += fmt::format("  {} {:<13} {:<8} {}{}\n", paint(c, colour(b->fit), mark(b->fit)), b->release, variant_tag(*b),
+      const auto detail = visible(b->fit == Fit::no ? b->why : b->install);
+      out += fmt::format("  {} {:<13} {:<8} {}{}\n", paint(c, colour(b->fit), mark(b->fit)), visible(b->release), variant_tag(*b),
                          detail, flags(*b));
-      if (b->fit == Fit::works_compat) out += "      " + wrap(b->why, k_plan_width - 6, "      ") + "\n";
+      if (b->fit == Fit::works_compat) out += "      " + wrap(visible(b->why), k_plan_width - 6, "      ") + "\n";
     }
   }
   if (!p.unlocks.empty()) {
     out += "\n" + paint(c, "1", "Upgrades") + "\n";
     for (const auto& u : p.unlocks)
-      out += "  " + wrap(fmt::format("driver ≥ {} unlocks {}", u.driver.str(), u.what), k_plan_width - 2, "    ") + "\n";
+      out += "  " + wrap(fmt::format("driver ≥ {} unlocks {}", u.driver.str(), visible(u.what)), k_plan_width - 2, "    ") + "\n";
   }
-  out += "\n" + paint(c, p.headline.starts_with("No") ? "31;1" : "32", p.headline) + "\n";
+  out += "\n" + paint(c, p.headline.starts_with("No") ? "31;1" : "32", visible(p.headline)) + "\n";
   out += paint(c, "2", "✓ runs natively · ~ runs through minor-version compatibility · ✗ does not run") + "\n";
   return out;
 }
@@ -136,7 +140,7 @@ std::string plan_json(const plan::Plan& p) {
                       {"unlock_driver", ver(b.unlock_driver)}});
   auto& un = j["unlocks"] = nlohmann::json::array();
   for (const auto& u : p.unlocks) un.push_back({{"driver", u.driver.str()}, {"what", u.what}});
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return json_text(j);
 }
 
 }  // namespace cudoctor::render

@@ -48,8 +48,22 @@ std::string kb_driver(const kb::KnowledgeBase& kb, const util::Version& driver);
 std::string kb_toolkit(const kb::KnowledgeBase& kb, const util::Version& cuda);
 std::string kb_errors(const std::vector<const kb::ReturnCode*>& hits);
 
-// Replaces the host name, the user name and home directories with placeholders, as whole
-// words, so a report can be shared.
+// JSON as every command writes it: indented by 2, UTF-8 kept, bytes that are not UTF-8
+// replaced by U+FFFD instead of throwing, and DEL, C1 controls, the line separators and
+// the bidirectional overrides written as \u escapes so no raw control reaches a terminal.
+std::string json_text(const nlohmann::json& j);
+
+// What --redact hides, gathered by the host probe: user names, home directories, host names.
+struct Secrets {
+  std::vector<std::string> names;  // replaced by <user> on punctuation and path boundaries
+  std::vector<std::string> homes;  // replaced by <home> where a path component ends
+  std::vector<std::string> hosts;  // replaced by <host> on punctuation boundaries, any case
+};
+Secrets secrets_of(const snapshot::HostFacts& h);
+// Replaces every secret in rendered output (text, markdown or JSON) with its placeholder.
+// A name or host matches only where no ASCII letter or digit is next to it, so "train-alice"
+// and "alice.cfg" lose "alice" but "malice" keeps it.
+std::string redact(std::string_view rendered, const Secrets& s);
 std::string redact(const std::string& rendered, const report::Report& r);
 
 // Wraps text to width columns; every line after the first is indented by indent.

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::render {
 namespace {
@@ -8,6 +9,7 @@ namespace {
 using rules::Finding;
 using rules::Layer;
 using rules::Severity;
+using util::visible;
 
 struct Paint {
   bool on;
@@ -39,20 +41,22 @@ const char* colour(Severity s) {
 constexpr std::size_t k_width = 96;
 
 void finding(std::string& out, const Finding& f, const report::Report& r, const Options& o, const Paint& paint) {
+  // Every string of a finding may hold what the machine wrote (a GPU name, a path): escaped
+  // before it is wrapped and painted, so it cannot add a line or move the cursor.
   const bool problem = f.severity == Severity::warn || f.severity == Severity::error;
-  std::string title = f.title;
+  std::string title = visible(f.title);
   if (problem && r.verdict.break_layer && f.layer > *r.verdict.break_layer)
     title += fmt::format(" (above the {} break)", rules::to_string(*r.verdict.break_layer));
   out += fmt::format("  {} {}\n", paint(colour(f.severity), symbol(f.severity)),
                      wrap(problem ? paint("1", title) : title, k_width - 4, "    "));
   const std::string pad = "      ";
-  if (!f.detail.empty() && (problem || o.verbose)) out += pad + wrap(f.detail, k_width - pad.size(), pad) + "\n";
+  if (!f.detail.empty() && (problem || o.verbose)) out += pad + wrap(visible(f.detail), k_width - pad.size(), pad) + "\n";
   if (problem || o.verbose)
-    for (const auto& e : f.evidence) out += pad + paint("2", "· " + e) + "\n";
+    for (const auto& e : f.evidence) out += pad + paint("2", "· " + visible(e)) + "\n";
   if (!f.fix.text.empty() || !f.fix.commands.empty()) {
     if (!f.fix.text.empty())
-      out += pad + paint("1", "fix: ") + wrap(f.fix.text, k_width - pad.size() - 5, pad + "     ") + "\n";
-    for (const auto& c : f.fix.commands) out += pad + "  $ " + c + "\n";
+      out += pad + paint("1", "fix: ") + wrap(visible(f.fix.text), k_width - pad.size() - 5, pad + "     ") + "\n";
+    for (const auto& c : f.fix.commands) out += pad + "  $ " + visible(c) + "\n";
   }
 }
 
@@ -62,8 +66,8 @@ std::string text(const report::Report& r, const Options& o) {
   const Paint paint{o.color};
   const auto& h = r.snapshot.host;
   std::string out = paint("1", fmt::format("cudoctor {}", o.tool_version));
-  out += fmt::format(" · {} · {}\n", h.hostname.empty() ? "?" : h.hostname,
-                     r.snapshot.root == "/" || r.snapshot.root.empty() ? "this machine" : "root " + r.snapshot.root);
+  out += fmt::format(" · {} · {}\n", h.hostname.empty() ? "?" : visible(h.hostname),
+                     r.snapshot.root == "/" || r.snapshot.root.empty() ? "this machine" : "root " + visible(r.snapshot.root));
   for (const auto layer : r.checked_layers) {
     out += "\n";
     std::string head = fmt::format("{} {}", rules::to_string(layer), rules::layer_name(layer));
@@ -88,9 +92,9 @@ std::string text(const report::Report& r, const Options& o) {
   if (!skipped.empty()) out += "\n" + paint("2", "Not inspected by this version: " + skipped + ".") + "\n";
   out += "\n";
   if (r.verdict.healthy)
-    out += paint("32", "✓ " + r.verdict.summary) + "\n";
+    out += paint("32", "✓ " + visible(r.verdict.summary)) + "\n";
   else
-    out += paint("31;1", "✗ " + r.verdict.summary) + "\n";
+    out += paint("31;1", "✗ " + visible(r.verdict.summary)) + "\n";
   if (!o.verbose) out += paint("2", "Run with -v for the evidence behind every line, --json for all facts.") + "\n";
   return out;
 }

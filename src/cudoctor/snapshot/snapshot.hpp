@@ -40,6 +40,11 @@ struct HostFacts {
   Detected hypervisor;         // kind: kvm, vmware, hyperv, xen, … or "unknown" with the cpu flag only
   std::optional<bool> secure_boot;  // efivars SecureBoot; nullopt: no EFI or unreadable
   std::string secure_boot_evidence;
+  // What --redact hides. Not written to the JSON: a report must not list the machine's
+  // accounts. Each list holds no duplicates and never "root" or /root.
+  std::vector<std::string> private_names;  // the effective user, $USER, $LOGNAME, $SUDO_USER
+  std::vector<std::string> private_homes;  // $HOME, the users' and $SUDO_USER's passwd homes (uid ≥ 1000)
+  std::vector<std::string> host_names;     // the host name, its short form, its FQDNs in /etc/hosts
   bool operator==(const HostFacts&) const = default;
 };
 

@@ -83,20 +83,85 @@ std::optional<std::int64_t> parse_int(std::string_view s) {
   return v;
 }
 
-std::string printable(std::string_view s, std::size_t max_len) {
+namespace {
+
+// The length of the well-formed UTF-8 sequence at s[i] (Unicode 15, table 3-7: no
+// overlong forms, no surrogates, nothing past U+10FFFF), 0 when it is not one.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return i + k < s.size() && b(k) >= lo && b(k) <= hi;
+  };
+  const unsigned c = b(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+std::uint32_t code_point(std::string_view s, std::size_t i, std::size_t len) {
+  const auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + k])); };
+  if (len == 1) return b(0);
+  if (len == 2) return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+  if (len == 3) return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+}
+
+// Code points a terminal acts on, or that reorder or break what is shown around them.
+bool hidden_effect(std::uint32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+}  // namespace
+
+std::string visible(std::string_view s, std::size_t max_chars) {
   std::string out;
-  for (const char c : s) {
-    if (out.size() >= max_len) {
+  out.reserve(s.size());
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    if (chars++ == max_chars) {
       out += "…";
       break;
     }
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f)
-      out += c;
+    const auto len = utf8_length(s, i);
+    if (len == 0) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i]));
+      ++i;
+      continue;
+    }
+    const auto cp = code_point(s, i, len);
+    if (!hidden_effect(cp))
+      out.append(s.substr(i, len));
+    else if (cp == '\n')
+      out += "\\n";
+    else if (cp == '\t')
+      out += "\\t";
+    else if (cp == '\r')
+      out += "\\r";
+    else if (cp < 0x80)
+      out += fmt::format("\\x{:02x}", cp);
     else
-      out += fmt::format("\\x{:02x}", u);
+      out += fmt::format("\\u{:04x}", cp);
+    i += len;
   }
   return out;
+}
+
+std::string printable(std::string_view s, std::size_t max_len) { return visible(s, max_len); }
+
+bool has_control(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto len = utf8_length(s, i);
+    if (len == 0 || hidden_effect(code_point(s, i, len))) return true;
+    i += len;
+  }
+  return false;
 }
 
 }  // namespace cudoctor::util

@@ -22,7 +22,16 @@ std::string to_lower(std::string_view s);
 std::optional<std::uint64_t> parse_uint(std::string_view s, int base = 10);
 std::optional<std::int64_t> parse_int(std::string_view s);
 
-// Makes a byte string safe to show in one line: control and non-UTF-8 bytes become \xNN.
+// Makes a byte string safe to show on a terminal, in one line: valid UTF-8 is kept; C0
+// controls (\n, \t, \r by name, the others as \xNN, ESC as \x1b), DEL, C1 controls
+// (U+0080..U+009F as \u0085), the line and paragraph separators, the bidirectional
+// overrides and isolates (U+202A..U+202E, U+2066..U+2069) and every byte that is not part
+// of well-formed UTF-8 (\xff) are shown escaped. Past max_chars code points the rest is
+// cut and "…" appended.
+std::string visible(std::string_view s, std::size_t max_chars = std::string_view::npos);
+// visible() cut at max_len code points, for values quoted inside a longer message.
 std::string printable(std::string_view s, std::size_t max_len = 80);
+// Whether s holds a byte that visible() would escape.
+bool has_control(std::string_view s);
 
 }  // namespace cudoctor::util

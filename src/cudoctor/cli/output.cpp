@@ -1,0 +1,48 @@
+#include "cudoctor/cli/output.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "cudoctor/probe/probes.hpp"
+
+namespace cudoctor::cli {
+
+int emit(const std::string& out, int rc) {
+  errno = 0;
+  const auto n = std::fwrite(out.data(), 1, out.size(), stdout);
+  // The last bytes only reach the file at the flush: /dev/full fails there.
+  if (std::fflush(stdout) != 0 || n != out.size() || std::ferror(stdout)) {
+    const int err = errno;
+    // fputs, not fmt::print: with stderr closed or full too there is nobody left to tell.
+    const auto msg = fmt::format("cudoctor: cannot write the report: {}\n", err ? std::strerror(err) : "write error");
+    std::fputs(msg.c_str(), stderr);
+    return 2;
+  }
+  return rc;
+}
+
+std::string write_file(const std::string& path, const std::string& text) {
+  errno = 0;
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return std::strerror(errno);
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (wrote && closed) return "";
+  const int why = err ? err : errno;
+  return why ? std::strerror(why) : "write error";
+}
+
+render::Secrets secrets(const sys::Sys& sys) {
+  probe::Context ctx(sys, {});
+  return render::secrets_of(probe::probe_host(ctx));
+}
+
+std::string redacted(const CommonOptions& o, const sys::Sys& sys, std::string out) {
+  return o.redact ? render::redact(std::string_view(out), secrets(sys)) : out;
+}
+
+}  // namespace cudoctor::cli

@@ -1,0 +1,23 @@
+#pragma once
+// Where every command's output goes: stdout or a file, with write errors reported, and what
+// --redact takes out of it.
+#include <string>
+
+#include "cudoctor/cli/options.hpp"
+#include "cudoctor/render/render.hpp"
+#include "cudoctor/sys/sys.hpp"
+
+namespace cudoctor::cli {
+
+// Writes out to stdout and flushes it. A write that fails (a full disk, /dev/full) prints
+// "cudoctor: cannot write the report: <reason>" and gives 2; otherwise rc.
+int emit(const std::string& out, int rc);
+// Writes text to path (created or truncated) and closes it; "" when every byte got there,
+// else the reason ("No space left on device").
+std::string write_file(const std::string& path, const std::string& text);
+// The user names, homes and host names of the machine sys examines, for --redact.
+render::Secrets secrets(const sys::Sys& sys);
+// out with the secrets replaced when --redact was given.
+std::string redacted(const CommonOptions& o, const sys::Sys& sys, std::string out);
+
+}  // namespace cudoctor::cli

@@ -1,0 +1,88 @@
+// --redact: user names, home directories and host names out of a rendered report.
+#include <algorithm>
+
+#include "cudoctor/render/render.hpp"
+#include "cudoctor/util/strings.hpp"
+
+namespace cudoctor::render {
+namespace {
+
+bool alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+// What can continue a path component, so "/home/alice" does not match "/home/alice2".
+bool name_char(char c) {
+  return alnum(c) || c == '.' || c == '_' || c == '-';
+}
+
+struct Hit {
+  std::size_t pos = 0;
+  std::size_t len = 0;
+  const char* with = "";
+};
+
+enum class Match { token, path_prefix };
+
+// Every occurrence of needle in haystack that stands on the boundaries the kind asks for.
+void find_all(std::string_view haystack, const std::string& needle, Match kind, const char* with,
+              std::vector<Hit>& hits) {
+  if (needle.empty()) return;
+  for (auto pos = haystack.find(needle); pos != std::string_view::npos; pos = haystack.find(needle, pos + 1)) {
+    const auto end = pos + needle.size();
+    const bool left = kind == Match::path_prefix || pos == 0 || !alnum(haystack[pos - 1]);
+    const bool right =
+        end == haystack.size() || (kind == Match::token ? !alnum(haystack[end]) : !name_char(haystack[end]));
+    if (left && right) hits.push_back({pos, needle.size(), with});
+  }
+}
+
+void add(std::vector<std::string>& v, std::string s) {
+  if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(std::move(s));
+}
+
+}  // namespace
+
+Secrets secrets_of(const snapshot::HostFacts& h) {
+  Secrets s;
+  // A one-letter name would blank out every "a" of the report's own sentences.
+  for (const auto& n : h.private_names)
+    if (n.size() >= 2 && n != "root") add(s.names, n);
+  if (h.user.size() >= 2 && h.user != "root") add(s.names, h.user);
+  for (const auto& home : h.private_homes)
+    if (home.size() > 1 && home != "/root") add(s.homes, home);
+  for (const auto& name : h.host_names) add(s.hosts, util::to_lower(name));
+  if (!h.hostname.empty() && h.hostname != "localhost") add(s.hosts, util::to_lower(h.hostname));
+  return s;
+}
+
+std::string redact(std::string_view rendered, const Secrets& s) {
+  std::vector<Hit> hits;
+  for (const auto& home : s.homes) {
+    auto h = home;
+    while (h.size() > 1 && h.back() == '/') h.pop_back();
+    find_all(rendered, h, Match::path_prefix, "<home>", hits);
+  }
+  for (const auto& n : s.names) find_all(rendered, n, Match::token, "<user>", hits);
+  // Host names are not case-sensitive (RFC 4343); ASCII lowering keeps every byte's place.
+  const auto lower = util::to_lower(rendered);
+  for (const auto& h : s.hosts) find_all(lower, util::to_lower(h), Match::token, "<host>", hits);
+  // The first match wins; at the same place the longest (an FQDN over its short name).
+  std::sort(hits.begin(), hits.end(),
+            [](const Hit& a, const Hit& b) { return a.pos != b.pos ? a.pos < b.pos : a.len > b.len; });
+  std::string out;
+  std::size_t at = 0;
+  for (const auto& h : hits) {
+    if (h.pos < at) continue;
+    out.append(rendered.substr(at, h.pos - at));
+    out += h.with;
+    at = h.pos + h.len;
+  }
+  out.append(rendered.substr(at));
+  return out;
+}
+
+std::string redact(const std::string& rendered, const report::Report& r) {
+  return redact(std::string_view(rendered), secrets_of(r.snapshot.host));
+}
+
+}  // namespace cudoctor::render

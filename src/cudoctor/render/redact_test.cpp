@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include "cudoctor/render/render.hpp"
+
+namespace cudoctor::render {
+namespace {
+
+Secrets alice() {
+  snapshot::HostFacts h;
+  h.user = "root";
+  h.hostname = "gpu-node-17";
+  h.private_names = {"alice"};
+  h.private_homes = {"/srv/u/alice", "/home/bob"};
+  h.host_names = {"gpu-node-17", "gpu-node-17.cluster.example.org"};
+  return secrets_of(h);
+}
+
+TEST(Redact, NamesOnPunctuationAndPathBoundaries) {
+  const auto s = alice();
+  EXPECT_EQ(redact("/opt/venvs/train-alice/bin/python3", s), "/opt/venvs/train-<user>/bin/python3");
+  EXPECT_EQ(redact("/scratch/alice-env alice.cfg alice_x (alice) 'alice'", s),
+            "/scratch/<user>-env <user>.cfg <user>_x (<user>) '<user>'");
+  EXPECT_EQ(redact("malice alicent Alice2 alice1", s), "malice alicent Alice2 alice1") << "not inside longer words";
+  EXPECT_EQ(redact("\"user\": \"alice\"", s), "\"user\": \"<user>\"");
+}
+
+TEST(Redact, HomesWhereAPathComponentEnds) {
+  const auto s = alice();
+  EXPECT_EQ(redact("/srv/u/alice/.conda/envs/x", s), "<home>/.conda/envs/x");
+  EXPECT_EQ(redact("PATH=/home/bob/bin:/usr/bin", s), "PATH=<home>/bin:/usr/bin");
+  EXPECT_EQ(redact("/home/bobby/bin /home/bob.old", s), "/home/bobby/bin /home/bob.old") << "another directory";
+  EXPECT_EQ(redact("/tmp/root-x/home/bob/lib", s), "/tmp/root-x<home>/lib") << "inside a --root prefix too";
+}
+
+TEST(Redact, HostAsAWholeTokenAnyCase) {
+  const auto s = alice();
+  EXPECT_EQ(redact("/srv/gpu-node-17.local/cuda-12.4", s), "/srv/<host>.local/cuda-12.4");
+  EXPECT_EQ(redact("on gpu-node-17.cluster.example.org today", s), "on <host> today") << "the FQDN as one";
+  EXPECT_EQ(redact("GPU-NODE-17: up", s), "<host>: up");
+  EXPECT_EQ(redact("gpu-node-170 xgpu-node-17", s), "gpu-node-170 xgpu-node-17");
+}
+
+TEST(Redact, RootAndOneLetterNamesAreNotSecrets) {
+  snapshot::HostFacts h;
+  h.user = "root";
+  h.private_names = {"root", "a"};
+  h.private_homes = {"/root", "/"};
+  const auto s = secrets_of(h);
+  EXPECT_TRUE(s.names.empty());
+  EXPECT_TRUE(s.homes.empty());
+  EXPECT_EQ(redact("a root /root/x", s), "a root /root/x");
+}
+
+TEST(Redact, PlaceholdersAreNotMatchedAgain) {
+  snapshot::HostFacts h;
+  h.private_names = {"user", "home"};
+  h.hostname = "host";
+  EXPECT_EQ(redact("user home host", secrets_of(h)), "<user> <user> <host>");
+}
+
+}  // namespace
+}  // namespace cudoctor::render
