@@ -320,9 +320,9 @@ TEST(ScenarioNvml, CrashHangAndExitBecomeFindings) {
   const struct {
     const char* mode;
     const char* title;
-  } cases[] = {{"segfault", "NVML crashed: killed by signal 11"},
-               {"abort", "NVML crashed: killed by signal 6"},
-               {"hang", "NVML hung"},
+  } cases[] = {{"segfault", "NVML crashed (in nvmlInit_v2): killed by signal 11"},
+               {"abort", "NVML crashed (in nvmlInit_v2): killed by signal 6"},
+               {"hang", "NVML hung (in nvmlInit_v2)"},
                {"exit", "NVML gave no answer"}};
   for (const auto& k : cases) {
     const auto start = std::chrono::steady_clock::now();

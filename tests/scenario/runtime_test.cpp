@@ -97,7 +97,7 @@ TEST(ScenarioRuntime, DriverThatCrashesHangsOrExitsInCuInit) {
                                      : std::string(mode) == "hang"   ? "cuInit hung"
                                                                      : "cuInit gave no answer"))
         << f["title"];
-    EXPECT_TRUE(c.has("nvml-ok")) << "the rest of the report stays whole";
+    EXPECT_TRUE(c.has("nvml-ok")) << mode << ": the rest of the report stays whole: " << c.ids();
   }
 }
 

@@ -3,7 +3,9 @@
  *   CUDA_SIM_MODE    ok | no_device | unknown_error | compat_unsupported | segfault | hang | exit
  *   CUDA_SIM_DRIVER  what cuDriverGetVersion reports (default 12020)
  *   CUDA_SIM_GPUS    devices in ok mode (default 1)
+ * SIM_MISBEHAVE (misbehave.h) adds what no mode covers.
  * Only the entry points cudoctor's driver-API probe calls; the ABI follows NVIDIA's cuda.h. */
+#include "misbehave.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@ CUresult cuDriverGetVersion(int *v) {
 }
 CUresult cuInit(unsigned flags) {
   (void)flags;
+  sim_misbehave("cu_init");
   const char *mode = env_or("CUDA_SIM_MODE", "ok");
   if (!strcmp(mode, "segfault")) raise(SIGSEGV);
   if (!strcmp(mode, "exit")) exit(1);

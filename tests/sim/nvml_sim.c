@@ -9,7 +9,8 @@
  *   NVML_SIM_CC      compute capability "major.minor" (default "9.0")
  *   NVML_SIM_BUS     first PCI bus number; GPU i sits on bus (first + i) (default 1)
  *   NVML_SIM_BUSES   comma-separated hex bus numbers, one per GPU (overrides NVML_SIM_BUS)
- * Only the entry points cudoctor calls are provided; the ABI follows NVIDIA's nvml.h. */
+ * SIM_MISBEHAVE (misbehave.h) adds what no mode covers. Only the entry points cudoctor calls are provided; the ABI follows NVIDIA's nvml.h. */
+#include "misbehave.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ static int gpu_count(void) {
 }
 
 nvmlReturn_t nvmlInit_v2(void) {
+  sim_misbehave("nvml_init");
   const char *mode = env_or("NVML_SIM_MODE", "ok");
   if (!strcmp(mode, "segfault")) raise(SIGSEGV);
   if (!strcmp(mode, "abort")) abort();

@@ -21,7 +21,9 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
   snap.driver.device_nodes = probe_device_nodes(ctx);
   probe_nvidia_modprobe(ctx, snap.driver);
   snap.driver.libraries = probe_driver_libraries(ctx, snap.host);
-  snap.driver.nvml = probe_nvml(ctx, snap.driver.libraries);
+  snap.toolkit = probe_toolkits(ctx);
+  snap.python = probe_python(ctx, options.pythons);
+  probe_runtime(ctx, snap);  // NVML (L1) with the L4 and L5 children: they run at once
 
   // NVML's GPUs joined to the PCI functions by bus id; one sysfs does not show is kept.
   for (const auto& g : snap.driver.nvml.gpus) {
@@ -34,9 +36,6 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
     if (!matched) snap.gpus.push_back({snapshot::PciDevice{}, g});
   }
   snap.driver.nvml.gpus.clear();  // they live in gpus[] now, joined to their PCI function
-  snap.toolkit = probe_toolkits(ctx);
-  snap.python = probe_python(ctx, options.pythons);
-  snap.runtime = probe_runtime(ctx, snap);
   snap.unreadable = ctx.take_unreadable();
   return snap;
 }

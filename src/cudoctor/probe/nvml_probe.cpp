@@ -1,9 +1,9 @@
 #include "cudoctor/probe/probes.hpp"
-#include "cudoctor/runtime/nvml_child.hpp"
 
 namespace cudoctor::probe {
 
-snapshot::NvmlFacts probe_nvml(Context& ctx, const std::vector<snapshot::DriverLibrary>& libraries) {
+snapshot::NvmlFacts nvml_to_run(Context& ctx, const std::vector<snapshot::DriverLibrary>& libraries,
+                                std::string& host_library) {
   snapshot::NvmlFacts facts;
   facts.outcome.status = "not_run";
   const snapshot::DriverLibrary* lib = nullptr;
@@ -13,13 +13,12 @@ snapshot::NvmlFacts probe_nvml(Context& ctx, const std::vector<snapshot::DriverL
     facts.outcome.message = "libnvidia-ml.so.1 not found";
     return facts;
   }
+  facts.library = lib->path;
   if (!ctx.options().child_probes) {
-    facts.library = lib->path;
     facts.outcome.message = "not run: " + ctx.options().child_probes_off_reason;
     return facts;
   }
-  facts = runtime::probe_nvml(ctx.sys().host_path(lib->real_path), ctx.options().timeout);
-  facts.library = lib->path;
+  host_library = ctx.sys().host_path(lib->real_path);
   return facts;
 }
 

@@ -33,8 +33,10 @@ std::vector<snapshot::DeviceNode> probe_device_nodes(Context& ctx);
 // L1: where the loader would find libcuda.so.1 and libnvidia-ml.so.1, and their versions.
 std::vector<snapshot::DriverLibrary> probe_driver_libraries(Context& ctx, const snapshot::HostFacts& host);
 
-// L1: NVML in a child process, from the libnvidia-ml.so.1 found (nothing run if none).
-snapshot::NvmlFacts probe_nvml(Context& ctx, const std::vector<snapshot::DriverLibrary>& libraries);
+// L1: which libnvidia-ml.so.1 NVML is asked through (host path into host_library), or why
+// it is not (facts with outcome "not_run"). probe_runtime runs it.
+snapshot::NvmlFacts nvml_to_run(Context& ctx, const std::vector<snapshot::DriverLibrary>& libraries,
+                                std::string& host_library);
 
 // L2: the CUDA toolkits and what selects one (PATH, CUDA_HOME, /usr/local/cuda, the loader).
 snapshot::ToolkitFacts probe_toolkits(Context& ctx);
@@ -43,9 +45,10 @@ snapshot::ToolkitFacts probe_toolkits(Context& ctx);
 // the given interpreters) and the frameworks in them.
 snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>& given);
 
-// L4 and L5, in child processes: the driver API from the libcuda found, each CUDA runtime
-// over it, and a checked computation on every device.
-snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& snap);
+// L1's NVML and L4 and L5, in child processes: NVML, the driver API from the libcuda found
+// and each CUDA runtime over it at once, under one --timeout; then a checked computation on
+// every device at once. Fills snap.driver.nvml and snap.runtime.
+void probe_runtime(Context& ctx, snapshot::Snapshot& snap);
 
 // Every probe, in order; the snapshot a check judges.
 snapshot::Snapshot gather(const sys::Sys& sys, const Options& options);

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "cudoctor/probe/probes.hpp"
+#include "cudoctor/runtime/child.hpp"
 #include "cudoctor/runtime/cuda_child.hpp"
+#include "cudoctor/runtime/nvml_child.hpp"
 #include "cudoctor/sys/paths.hpp"
 #include "cudoctor/util/strings.hpp"
 
@@ -67,13 +70,15 @@ std::vector<Candidate> runtime_candidates(Context& ctx, const std::string& arch)
 
 }  // namespace
 
-snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& snap) {
-  snapshot::RuntimeFacts rt;
+void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
+  std::string nvml_host;
+  snap.driver.nvml = nvml_to_run(ctx, snap.driver.libraries, nvml_host);
+  snapshot::RuntimeFacts& rt = snap.runtime;
   const auto& sys = ctx.sys();
   rt.cuda_visible_devices = sys.env("CUDA_VISIBLE_DEVICES");
   if (!ctx.options().child_probes) {
     rt.not_run_reason = ctx.options().child_probes_off_reason;
-    return rt;
+    return;
   }
   rt.ran = true;
   const auto timeout = ctx.options().timeout;
@@ -81,13 +86,6 @@ snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& sna
   std::string libcuda;  // logical real path
   for (const auto& l : snap.driver.libraries)
     if (l.soname == "libcuda.so.1" && !l.path.empty()) libcuda = l.real_path;
-  if (libcuda.empty()) {
-    rt.driver_api.outcome.status = "not_run";
-    rt.driver_api.outcome.message = "no libcuda.so.1 found";
-  } else {
-    rt.driver_api = runtime::probe_driver_api(sys.host_path(libcuda), timeout);
-    rt.driver_api.library = libcuda;
-  }
   const auto host_libcuda = libcuda.empty() ? std::string() : sys.host_path(libcuda);
   std::vector<Candidate> candidates;
   for (const auto& env : snap.python.envs)
@@ -109,45 +107,68 @@ snapshot::RuntimeFacts probe_runtime(Context& ctx, const snapshot::Snapshot& sna
                                   [&](const Candidate& o) { return sys.canonical(o.path).value_or(o.path) == real; });
     if (!seen) candidates.push_back(std::move(c));
   }
+
+  // NVML, the driver API and every runtime do not depend on one another, and the
+  // computation check depends only on the last two: NVML runs beside all of them, so a
+  // library that hangs costs one --timeout, not one per probe.
+  std::optional<runtime::ChildSet> nvml;
+  if (!nvml_host.empty()) nvml.emplace(std::vector<runtime::ChildFn>{[&] { return runtime::query_nvml(nvml_host); }}, timeout);
+  std::vector<runtime::ChildFn> jobs;
+  if (!host_libcuda.empty()) jobs.emplace_back([&] { return runtime::driver_api_child(host_libcuda); });
   std::map<std::string, std::string> cublas_of;  // runtime path -> its framework's cuBLAS
-  std::vector<std::string> hosts;
   for (const auto& c : candidates) {
     if (!c.cublas.empty()) cublas_of[c.path] = c.cublas;
-    hosts.push_back(sys.host_path(sys.canonical(c.path).value_or(c.path)));
+    const auto host = sys.host_path(sys.canonical(c.path).value_or(c.path));
+    jobs.emplace_back([&, host] { return runtime::cudart_child(host, host_libcuda); });
   }
-  auto facts = runtime::probe_cudarts(hosts, host_libcuda, timeout);
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    auto& f = facts[i];
-    f.library = candidates[i].path;
-    f.origin = candidates[i].origin;
+  const auto runs = runtime::run_in_children(jobs, timeout);
+  std::size_t next = 0;
+  if (libcuda.empty()) {
+    rt.driver_api.outcome.status = "not_run";
+    rt.driver_api.outcome.message = "no libcuda.so.1 found";
+  } else {
+    rt.driver_api = runtime::parse_reply<snapshot::DriverApiFacts>(runs[next++]);
+    rt.driver_api.library = libcuda;
+  }
+  for (const auto& c : candidates) {
+    auto f = runtime::parse_reply<snapshot::CudartFacts>(runs[next++]);
+    f.library = c.path;
+    f.origin = c.origin;
     f.driver_library = libcuda;
     rt.cudarts.push_back(std::move(f));
   }
 
+  // NVML's answer is collected once the rest is done (or has given up).
+  const auto collect_nvml = [&] {
+    if (!nvml) return;
+    const auto library = snap.driver.nvml.library;
+    snap.driver.nvml = runtime::parse_reply<snapshot::NvmlFacts>(nvml->wait().front());
+    snap.driver.nvml.library = library;
+  };
   // L5 on every device, with the newest runtime that works and the cuBLAS beside it.
-  if (rt.driver_api.init.code != 0 || rt.driver_api.devices.empty()) return rt;
+  if (rt.driver_api.init.code != 0 || rt.driver_api.devices.empty()) return collect_nvml();
   const snapshot::CudartFacts* best = nullptr;
   for (const auto& c : rt.cudarts)
     if (c.device_count_call.code == 0 && c.device_count > 0 && (!best || c.runtime_version > best->runtime_version)) best = &c;
-  if (!best) return rt;
+  if (!best) return collect_nvml();
   const auto dir = sys::dirname(best->library);
   const auto cublas = cublas_of.count(best->library) ? cublas_of.at(best->library) : find_versioned(sys, dir, "libcublas.so.");
   const auto cudart_host = sys.host_path(sys.canonical(best->library).value_or(best->library));
   const auto cublas_host = cublas.empty() ? std::string() : sys.host_path(sys.canonical(cublas).value_or(cublas));
-  std::vector<runtime::ComputeJob> jobs;
+  std::vector<runtime::ComputeJob> devices;
   for (const auto& d : rt.driver_api.devices) {
     const auto cc = util::split(d.compute_capability, '.');
     const int major = cc.size() == 2 ? static_cast<int>(util::parse_uint(cc[0]).value_or(0)) : 0;
     const int minor = cc.size() == 2 ? static_cast<int>(util::parse_uint(cc[1]).value_or(0)) : 0;
-    jobs.push_back({host_libcuda, cudart_host, cublas_host, d.index, major, minor});
+    devices.push_back({host_libcuda, cudart_host, cublas_host, d.index, major, minor});
   }
   // Every device at once, within the same --timeout as every other child probe.
-  for (auto& check : runtime::run_compute(jobs, {}, timeout)) {
+  for (auto& check : runtime::run_compute(devices, {}, timeout)) {
     check.cudart = best->library;
     check.cublas = cublas;
     rt.compute.push_back(std::move(check));
   }
-  return rt;
+  collect_nvml();
 }
 
 }  // namespace cudoctor::probe

@@ -487,10 +487,11 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
   const std::string lib = n.library;
   if (o.status != "ok") {
     auto f = make_finding("nvml-failed");
+    const auto call = o.last_call.empty() ? std::string() : " (in " + o.last_call + ")";
     if (o.status == "crashed")
-      f.title = fmt::format("NVML crashed: {} in {}", o.message, lib);
+      f.title = fmt::format("NVML crashed{}: {} in {}", call, o.message, lib);
     else if (o.status == "timeout")
-      f.title = fmt::format("NVML hung: no answer from {} ({})", lib, o.message);
+      f.title = fmt::format("NVML hung{}: no answer from {} ({})", call, lib, o.message);
     else if (o.status == "load_failed")
       f.title = fmt::format("NVML could not be loaded from {}", lib);
     else

@@ -23,7 +23,11 @@ std::string call_text(const CudaCall& c, const kb::KnowledgeBase& kb, const char
 }
 
 // lib "" when what already names the library.
-std::string outcome_title(const snapshot::ChildOutcome& o, const std::string& what, const std::string& lib) {
+std::string outcome_title(const snapshot::ChildOutcome& o, const std::string& what_alone, const std::string& lib) {
+  // "cuInit hung", or with the call it was in: "The driver API check hung in cuInit".
+  const auto what = o.last_call.empty() || o.status == "load_failed" || what_alone.ends_with(o.last_call)
+                        ? what_alone
+                        : what_alone + " (in " + o.last_call + ")";
   if (lib.empty()) {
     if (o.status == "crashed") return fmt::format("{} crashed: {}", what, o.message);
     if (o.status == "timeout") return fmt::format("{} hung: no answer ({})", what, o.message);
@@ -92,7 +96,8 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
   if (d.outcome.status == "not_run") return;  // no libcuda: L1 says so
   if (d.outcome.status != "ok") {
     auto f = make_finding("cuda-driver-failed");
-    f.title = outcome_title(d.outcome, "cuInit", d.library);
+    const bool in_init = d.outcome.last_call.empty() || d.outcome.last_call == "cuInit";
+    f.title = outcome_title(d.outcome, in_init ? "cuInit" : "The CUDA driver API", d.library);
     f.detail = "cudoctor ran the driver in a separate process, so the report is whole; every CUDA program on this "
                "machine will fail the same way.";
     f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", d.outcome.status, d.outcome.seconds, d.outcome.message));

@@ -10,6 +10,7 @@
 // collected and killed when it ends (cudoctor is a child subreaper).
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,30 @@ using ChildFn = std::function<std::string()>;
 // that is not a reply), failed_to_start, interrupted.
 ChildRun run_in_child(const ChildFn& fn, std::chrono::milliseconds timeout);
 
+// Children started together and collected together, under one deadline that starts at
+// construction; wait() may come later, while other children run (NVML while L4 and L5 go
+// on). The destructor waits if wait() was not called.
+class ChildSet {
+public:
+  ChildSet(const std::vector<ChildFn>& fns, std::chrono::milliseconds timeout, const std::vector<int>& keep_fds = {});
+  ~ChildSet();
+  ChildSet(const ChildSet&) = delete;
+  ChildSet& operator=(const ChildSet&) = delete;
+  std::vector<ChildRun> wait();
+
+private:
+  struct State;
+  std::unique_ptr<State> m;
+};
+
 // Runs every fn in its own child at once, under one deadline. keep_fds are descriptors the
 // children keep open (all others but their reply pipe are closed in the child).
 std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chrono::milliseconds timeout,
                                       const std::vector<int>& keep_fds = {});
+
+// In the child: names the vendor call about to be made, so that a child killed at its
+// deadline or by a signal is reported with the call it was in (ChildOutcome::last_call).
+void note_call(const char* name);
 
 // Turns a child's JSON reply into facts of type T (which has an `outcome`), keeping the
 // child's outcome. A reply {"load_error": "..."} (the library could not be loaded) becomes

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,12 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t k_max_reply = 64u << 20;  // no honest probe says this much
 
 std::atomic<int> g_in_flight{0};
+std::vector<pid_t> g_live;  // probe children not yet reaped, of every ChildSet
+
+// Each child's "last call" slot, in memory shared with the parent (it survives a child that
+// closes its descriptors or is killed).
+constexpr std::size_t k_call_slot = 96;
+char* g_call_slot = nullptr;
 volatile sig_atomic_t g_interrupt = 0;
 
 // Ctrl-C, SIGTERM or SIGHUP while probe children run: the children and everything they
@@ -125,7 +132,9 @@ bool reap_until(pid_t pid, int& status, Clock::time_point deadline) {
 // orphan its own children to us, so this repeats until none is left.
 void kill_orphans() {
   for (int round = 0; round < 8; ++round) {
-    const auto orphans = children_of_self();
+    auto orphans = children_of_self();
+    // Children of another set still running are not orphans.
+    std::erase_if(orphans, [](pid_t p) { return std::find(g_live.begin(), g_live.end(), p) != g_live.end(); });
     if (orphans.empty()) return;
     for (const pid_t p : orphans) {
       ::kill(-p, SIGKILL);
@@ -179,32 +188,53 @@ ChildRun outcome_of(Running& c, std::chrono::milliseconds timeout, Clock::time_p
 
 }  // namespace
 
-std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chrono::milliseconds timeout,
-                                      const std::vector<int>& keep_fds) {
+void note_call(const char* name) {
+  if (!g_call_slot) return;
+  std::strncpy(g_call_slot, name, k_call_slot - 1);
+  g_call_slot[k_call_slot - 1] = '\0';
+}
+
+struct ChildSet::State {
+  std::chrono::milliseconds timeout{0};
+  Clock::time_point start, deadline;
+  std::vector<Running> kids;
+  std::vector<std::string> start_errors;
+  void* slots = nullptr;
+  std::size_t slot_bytes = 0;
+  bool waited = false;
+  char* slot(std::size_t i) const { return slots ? static_cast<char*>(slots) + i * k_call_slot : nullptr; }
+};
+
+ChildSet::ChildSet(const std::vector<ChildFn>& fns, std::chrono::milliseconds timeout, const std::vector<int>& keep_fds)
+    : m(std::make_unique<State>()) {
   install_once();
-  const auto start = Clock::now();
-  const auto deadline = start + timeout;
-  std::vector<Running> kids(fns.size());
-  std::vector<ChildRun> runs(fns.size());
-  std::vector<std::string> start_errors(fns.size());
+  m->timeout = timeout;
+  m->start = Clock::now();
+  m->deadline = m->start + timeout;
+  m->kids.resize(fns.size());
+  m->start_errors.resize(fns.size());
   const pid_t parent = ::getpid();
   const pid_t parent_group = ::getpgrp();
+  m->slot_bytes = k_call_slot * std::max<std::size_t>(fns.size(), 1);
+  m->slots = ::mmap(nullptr, m->slot_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (m->slots == MAP_FAILED) m->slots = nullptr;
   ++g_in_flight;
   for (std::size_t i = 0; i < fns.size(); ++i) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) {
-      start_errors[i] = std::string("pipe: ") + std::strerror(errno);
+      m->start_errors[i] = std::string("pipe: ") + std::strerror(errno);
       continue;
     }
     const pid_t pid = ::fork();
     if (pid < 0) {
-      start_errors[i] = std::string("fork: ") + std::strerror(errno);
+      m->start_errors[i] = std::string("fork: ") + std::strerror(errno);
       ::close(fds[0]);
       ::close(fds[1]);
       continue;
     }
     if (pid == 0) {
       if (!enter_child_sandbox(parent, parent_group, fds[1], keep_fds)) ::_exit(127);
+      g_call_slot = m->slot(i);
       std::string payload;
       try {
         payload = fns[i]();
@@ -215,10 +245,21 @@ std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chro
       ::_exit(0);  // no atexit handlers or static destructors of the vendor library
     }
     ::close(fds[1]);
-    kids[i].pid = pid;
-    kids[i].fd = fds[0];
+    m->kids[i].pid = pid;
+    m->kids[i].fd = fds[0];
+    g_live.push_back(pid);
   }
+}
 
+ChildSet::~ChildSet() {
+  if (m && !m->waited) wait();
+}
+
+std::vector<ChildRun> ChildSet::wait() {
+  m->waited = true;
+  auto& kids = m->kids;
+  const auto deadline = m->deadline;
+  std::vector<ChildRun> runs(kids.size());
   bool timed_out = false;
   int interrupted = 0;
   for (;;) {
@@ -247,14 +288,17 @@ std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chro
     // A reaped child's pipe may still hold its reply: read what is there before leaving.
     if (!pending && polls.empty()) break;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
+    // Past the deadline, what is already in the pipes still counts (wait() can come late,
+    // after other probes): one last pass reads it without waiting.
+    const bool last_pass = left.count() <= 0;
+    int wait_ms = last_pass ? 0 : static_cast<int>(std::min<long>(left.count(), 1000));
+    if (waiting_exit || !pending) wait_ms = std::min(wait_ms, 5);
+    const int n = ::poll(polls.data(), polls.size(), wait_ms);
+    if (n < 0 && errno == EINTR && !last_pass) continue;
+    if (last_pass && n <= 0) {
       timed_out = true;
       break;
     }
-    int wait_ms = static_cast<int>(std::min<long>(left.count(), 1000));
-    if (waiting_exit || !pending) wait_ms = std::min(wait_ms, 5);
-    const int n = ::poll(polls.data(), polls.size(), wait_ms);
-    if (n < 0 && errno == EINTR) continue;
     for (std::size_t k = 0; n > 0 && k < polls.size(); ++k) {
       if (!(polls[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       auto& c = kids[owners[k]];
@@ -290,26 +334,44 @@ std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chro
   const auto reap_deadline = Clock::now() + std::chrono::seconds(1);
   for (auto& c : kids)
     if (c.pid >= 0 && !c.reaped) c.reaped = reap_until(c.pid, c.status, reap_deadline);
-  for (auto& c : kids) close_fd(c.fd);
+  for (auto& c : kids) {
+    close_fd(c.fd);
+    if (c.reaped) g_live.erase(std::remove(g_live.begin(), g_live.end(), c.pid), g_live.end());
+  }
   kill_orphans();
   --g_in_flight;
   if (interrupted) {
+    // Every other probe child still running goes too.
+    for (const pid_t p : g_live) {
+      ::kill(-p, SIGKILL);
+      ::kill(p, SIGKILL);
+    }
     // cudoctor dies of the signal it was sent, now that nothing of it is left running.
     ::signal(interrupted, SIG_DFL);
     ::raise(interrupted);
   }
 
   for (std::size_t i = 0; i < kids.size(); ++i) {
-    if (!start_errors[i].empty()) {
+    if (!m->start_errors[i].empty()) {
       runs[i].outcome.status = "failed_to_start";
-      runs[i].outcome.message = start_errors[i];
+      runs[i].outcome.message = m->start_errors[i];
       continue;
     }
-    runs[i] = outcome_of(kids[i], timeout, start);
+    runs[i] = outcome_of(kids[i], m->timeout, m->start);
+    if (m->slots && runs[i].outcome.status != "ok")
+      runs[i].outcome.last_call.assign(m->slot(i), ::strnlen(m->slot(i), k_call_slot));
     if (!kids[i].reaped) runs[i].outcome.message += " (the process could not be killed: it is stuck in the kernel)";
   }
+  if (m->slots) ::munmap(m->slots, m->slot_bytes);
+  m->slots = nullptr;
   return runs;
 }
+
+std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chrono::milliseconds timeout,
+                                      const std::vector<int>& keep_fds) {
+  return ChildSet(fns, timeout, keep_fds).wait();
+}
+
 
 ChildRun run_in_child(const ChildFn& fn, std::chrono::milliseconds timeout) {
   return run_in_children({fn}, timeout).front();

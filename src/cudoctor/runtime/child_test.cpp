@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <vector>
 
 namespace cudoctor::runtime {
 
@@ -62,6 +64,90 @@ TEST(Child, ChattyLibraryDoesNotReachOurStdout) {
       std::chrono::seconds(5));
   EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
   EXPECT_EQ(r.payload, "ok");
+}
+
+TEST(Child, ALibraryThatClosesItsDescriptorsAndBlocksEndsAtTheDeadline) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_in_child(
+      []() -> std::string {
+        for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+        for (;;) ::pause();
+      },
+      std::chrono::milliseconds(300));
+  EXPECT_EQ(r.outcome.status, "timeout");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(Child, AHelperHoldingThePipeDoesNotTurnAReplyIntoAHang) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_in_child(
+      [] {
+        if (::fork() == 0) {
+          ::setsid();
+          for (;;) ::pause();
+        }
+        return std::string("{\"x\":2}");
+      },
+      std::chrono::seconds(5));
+  EXPECT_EQ(r.outcome.status, "ok");
+  EXPECT_EQ(r.payload, "{\"x\":2}");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(Child, BytesBesideTheReplyMakeItABadReply) {
+  const auto r = run_in_child(
+      [] {
+        ::write(3, "7\nspoofed", 9);  // the reply pipe is descriptor 3 or above
+        for (int fd = 3; fd < 16; ++fd) ::write(fd, "garbage", 7);
+        return std::string("{}");
+      },
+      std::chrono::seconds(5));
+  EXPECT_EQ(r.outcome.status, "bad_reply") << r.outcome.message;
+}
+
+TEST(Child, TheChildCannotRunAProgramNorSignalItsParent) {
+  const auto r = run_in_child(
+      [] {
+        char* argv[] = {const_cast<char*>("/bin/true"), nullptr};
+        ::execv("/bin/true", argv);
+        const int exec_errno = errno;
+        const int kill_rc = ::kill(::getppid(), SIGTERM);
+        const int kill_errno = errno;
+        const int all_rc = ::kill(-1, SIGTERM);
+        return std::to_string(exec_errno) + " " + std::to_string(kill_rc) + " " + std::to_string(kill_errno) + " " +
+               std::to_string(all_rc);
+      },
+      std::chrono::seconds(5));
+  ASSERT_EQ(r.outcome.status, "ok");
+  EXPECT_EQ(r.payload, std::to_string(EPERM) + " -1 " + std::to_string(EPERM) + " -1");
+}
+
+TEST(Child, TheCallAChildWasInIsKnownWhenItDies) {
+  const auto r = run_in_child(
+      []() -> std::string {
+        note_call("cuInit");
+        for (;;) ::pause();
+      },
+      std::chrono::milliseconds(300));
+  EXPECT_EQ(r.outcome.status, "timeout");
+  EXPECT_EQ(r.outcome.last_call, "cuInit");
+}
+
+TEST(Child, ChildrenRunAtOnceUnderOneDeadline) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<ChildFn> fns;
+  for (int i = 0; i < 4; ++i)
+    fns.emplace_back([i]() -> std::string {
+      if (i % 2) for (;;) ::pause();
+      return std::to_string(i);
+    });
+  const auto runs = run_in_children(fns, std::chrono::milliseconds(500));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[0].payload, "0");
+  EXPECT_EQ(runs[1].outcome.status, "timeout");
+  EXPECT_EQ(runs[2].payload, "2");
+  EXPECT_EQ(runs[3].outcome.status, "timeout");
 }
 
 }  // namespace cudoctor::runtime

@@ -10,17 +10,13 @@
 
 namespace cudoctor::runtime {
 
+// The child-side work of the L4 probes, for run_in_children; each reply parses with
+// parse_reply<DriverApiFacts> or parse_reply<CudartFacts>.
 // cuDriverGetVersion, cuInit, the devices and a context on each.
-snapshot::DriverApiFacts probe_driver_api(const std::string& libcuda, std::chrono::milliseconds timeout);
-
+std::string driver_api_child(const std::string& libcuda);
 // A libcudart over the given libcuda (preloaded so the runtime binds to it; "" for none):
 // versions, device count, cudaSetDevice(0).
-snapshot::CudartFacts probe_cudart(const std::string& cudart, const std::string& libcuda,
-                                   std::chrono::milliseconds timeout);
-// Several runtimes over the same libcuda, each in its own child, all at once under one
-// deadline (a driver that hangs costs one timeout, not one per runtime).
-std::vector<snapshot::CudartFacts> probe_cudarts(const std::vector<std::string>& cudarts, const std::string& libcuda,
-                                                 std::chrono::milliseconds timeout);
+std::string cudart_child(const std::string& cudart, const std::string& libcuda);
 
 // On one device: copies both ways (pageable, pinned) compared byte for byte, and cuBLAS
 // GEMMs (fp32; fp16 from cc 5.3; bf16 from cc 8.0) checked against a CPU product.

@@ -7,8 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <random>
+#include <nlohmann/json.hpp>
+#include <cstdint>
 
 #include "cudoctor/runtime/child.hpp"
 #include "cudoctor/runtime/cuda_child.hpp"
@@ -24,6 +25,7 @@ class Lib {
 public:
   Lib() = default;
   bool open(const std::string& path, int flags) {
+    note_call("dlopen (the library's constructors)");
     m_h = ::dlopen(path.c_str(), flags);
     if (!m_h) {
       const char* e = ::dlerror();
@@ -70,15 +72,20 @@ std::string sysfs_bus_id(const char* id) {
   return buf;
 }
 
+}  // namespace
+
 std::string driver_api_child(const std::string& libcuda) {
   snapshot::DriverApiFacts f;
   Lib cuda;
   if (!cuda.open(libcuda, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", cuda.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  note_call("cuDriverGetVersion");
   if (auto v = cuda.sym<CUresult (*)(int*)>("cuDriverGetVersion")) v(&f.driver_version);
+  note_call("cuInit");
   auto init = cuda.sym<CUresult (*)(unsigned)>("cuInit");
   if (!init) return nlohmann::json{{"load_error", "no cuInit in " + libcuda}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   f.init = driver_call(cuda, init(0));
   if (f.init.code == 0) {
+    note_call("cuDeviceGetCount");
     if (auto count = cuda.sym<CUresult (*)(int*)>("cuDeviceGetCount")) {
       int n = 0;
       f.device_count_call = driver_call(cuda, count(&n));
@@ -95,6 +102,7 @@ std::string driver_api_child(const std::string& libcuda) {
       snapshot::CudaDevice d;
       d.index = i;
       CUdevice dev = 0;
+      note_call("cuDeviceGet, cuDeviceGetName, cuDeviceGetAttribute");
       if (get(&dev, i) != 0) continue;
       char buf[256] = {};
       if (name && name(buf, sizeof buf, dev) == 0) d.name = buf;
@@ -113,6 +121,7 @@ std::string driver_api_child(const std::string& libcuda) {
       if (bus && bus(pci, sizeof pci, dev) == 0) d.pci_bus_id = sysfs_bus_id(pci);
       if (retain) {
         CUcontext ctx = nullptr;
+        note_call("cuDevicePrimaryCtxRetain");
         d.context = driver_call(cuda, retain(&ctx, dev));
         if (d.context.code == 0 && release) release(dev);
       }
@@ -121,6 +130,8 @@ std::string driver_api_child(const std::string& libcuda) {
   }
   return nlohmann::json(f).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+namespace {
 
 // --- runtime API (cuda_runtime_api.h)
 using cudaError_t = int;
@@ -145,23 +156,31 @@ bool preload(Lib& cuda, const std::string& libcuda, std::string& error) {
   return true;
 }
 
+}  // namespace
+
 std::string cudart_child(const std::string& cudart, const std::string& libcuda) {
   snapshot::CudartFacts f;
   Lib cuda, rt;
   std::string err;
   if (!preload(cuda, libcuda, err)) return nlohmann::json{{"load_error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (!rt.open(cudart, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", rt.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  note_call("cudaRuntimeGetVersion");
   if (auto v = rt.sym<cudaError_t (*)(int*)>("cudaRuntimeGetVersion")) v(&f.runtime_version);
+  note_call("cudaDriverGetVersion");
   if (auto v = rt.sym<cudaError_t (*)(int*)>("cudaDriverGetVersion")) v(&f.driver_version);
+  note_call("cudaGetDeviceCount");
   if (auto count = rt.sym<cudaError_t (*)(int*)>("cudaGetDeviceCount")) {
     int n = 0;
     f.device_count_call = runtime_call(rt, count(&n));
     if (f.device_count_call.code == 0) f.device_count = n;
   }
+  note_call("cudaSetDevice");
   if (f.device_count > 0)
     if (auto set = rt.sym<cudaError_t (*)(int)>("cudaSetDevice")) f.set_device = runtime_call(rt, set(0));
   return nlohmann::json(f).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+namespace {
 
 // --- L5
 using cublasHandle_t = void*;
@@ -223,14 +242,53 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-void copies(Cuda& c, snapshot::ComputeCheck& out, std::size_t bytes) {
+// The turn to time copies: one byte in a pipe shared by the compute children.
+class CopyTurn {
+public:
+  CopyTurn(int read_fd, int write_fd, std::chrono::steady_clock::time_point give_up)
+      : m_read(read_fd), m_write(write_fd), m_give_up(give_up) {}
+  bool take() {
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(m_give_up - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd p{m_read, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      char b = 0;
+      if (::read(m_read, &b, 1) == 1) return m_held = true;
+    }
+  }
+  void give_back() {
+    if (m_held) (void)!::write(m_write, "t", 1);
+    m_held = false;
+  }
+  ~CopyTurn() { give_back(); }
+  CopyTurn(const CopyTurn&) = delete;
+  CopyTurn& operator=(const CopyTurn&) = delete;
+
+private:
+  int m_read, m_write;
+  std::chrono::steady_clock::time_point m_give_up;
+  bool m_held = false;
+};
+
+void copies(Cuda& c, snapshot::ComputeCheck& out, std::size_t bytes, CopyTurn& turn) {
   void* dev = nullptr;
+  note_call("cudaMalloc");
   out.allocation = runtime_call(c.rt, c.malloc_(&dev, bytes));
   if (out.allocation.code != 0) return;
   std::vector<unsigned char> src(bytes), back(bytes);
-  std::mt19937 rng(7);
-  for (auto& b : src) b = static_cast<unsigned char>(rng());
+  // A pattern no stuck bit or stale buffer reproduces (xorshift64, 8 bytes a step).
+  std::uint64_t x = 0x9e3779b97f4a7c15u;
+  for (std::size_t i = 0; i + 8 <= bytes; i += 8) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    std::memcpy(src.data() + i, &x, 8);
+  }
+  // Only the timed copies wait for their turn; the buffers are ready before.
+  out.copies_timed_alone = turn.take();
   const auto timed = [&](const char* kind, void* dst, const void* s, int dir) {
+    note_call("cudaMemcpy");
     c.sync();
     const auto t = std::chrono::steady_clock::now();
     const auto rc = c.memcpy_(dst, s, bytes, dir);
@@ -244,6 +302,7 @@ void copies(Cuda& c, snapshot::ComputeCheck& out, std::size_t bytes) {
   if (timed("d2h_pageable", back.data(), dev, k_d2h)) out.copies.back().matches = back == src;
   void* pinned_src = nullptr;
   void* pinned_back = nullptr;
+  note_call("cudaMallocHost");
   if (c.malloc_host && c.malloc_host(&pinned_src, bytes) == 0 && c.malloc_host(&pinned_back, bytes) == 0) {
     std::memcpy(pinned_src, src.data(), bytes);
     std::memset(pinned_back, 0, bytes);
@@ -296,6 +355,7 @@ snapshot::GemmCheck gemm(Cuda& c, cublasHandle_t h, const std::string& dtype, in
   c.memcpy_(da, a_raw.data(), nn * elem, k_h2d);
   c.memcpy_(db, b_raw.data(), nn * elem, k_h2d);
   const float alpha = 1.0f, beta = 0.0f;
+  note_call("cublasGemmEx");
   const auto st = c.gemm_ex(h, 0, 0, n, n, n, &alpha, da, type, n, db, type, n, &beta, dc, k_cuda_r_32f, n,
                             k_cublas_compute_32f, k_gemm_default);
   if (st != 0) return fail({st, "cublasStatus " + std::to_string(st), "cublasGemmEx failed"});
@@ -343,35 +403,6 @@ snapshot::GemmCheck gemm(Cuda& c, cublasHandle_t h, const std::string& dtype, in
   return g;
 }
 
-// The turn to time copies: one byte in a pipe shared by the compute children.
-class CopyTurn {
-public:
-  CopyTurn(int read_fd, int write_fd, std::chrono::steady_clock::time_point give_up)
-      : m_read(read_fd), m_write(write_fd), m_give_up(give_up) {}
-  bool take() {
-    for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(m_give_up - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return false;
-      pollfd p{m_read, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-      char b = 0;
-      if (::read(m_read, &b, 1) == 1) return m_held = true;
-    }
-  }
-  void give_back() {
-    if (m_held) (void)!::write(m_write, "t", 1);
-    m_held = false;
-  }
-  ~CopyTurn() { give_back(); }
-  CopyTurn(const CopyTurn&) = delete;
-  CopyTurn& operator=(const CopyTurn&) = delete;
-
-private:
-  int m_read, m_write;
-  std::chrono::steady_clock::time_point m_give_up;
-  bool m_held = false;
-};
-
 std::string compute_child(const ComputeJob& job, ComputeSizes sizes, CopyTurn& turn) {
   const auto& [libcuda, cudart, cublas, device, cc_major, cc_minor] = job;
   snapshot::ComputeCheck out;
@@ -389,10 +420,10 @@ std::string compute_child(const ComputeJob& job, ComputeSizes sizes, CopyTurn& t
   c.sync = c.rt.sym<decltype(c.sync)>("cudaDeviceSynchronize");
   if (!c.set_device || !c.malloc_ || !c.free_ || !c.memcpy_ || !c.sync)
     return nlohmann::json{{"load_error", "the runtime lacks cudaMalloc/cudaMemcpy"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  note_call("cudaSetDevice");
   out.allocation = runtime_call(c.rt, c.set_device(device));
   if (out.allocation.code != 0) return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  out.copies_timed_alone = turn.take();
-  copies(c, out, sizes.copy_bytes);
+  copies(c, out, sizes.copy_bytes, turn);
   turn.give_back();
   if (out.allocation.code != 0 || cublas.empty()) return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (!c.blas.open(cublas, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", c.blas.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -401,6 +432,7 @@ std::string compute_child(const ComputeJob& job, ComputeSizes sizes, CopyTurn& t
   c.gemm_ex = c.blas.sym<decltype(c.gemm_ex)>("cublasGemmEx");
   if (!c.create || !c.gemm_ex) return nlohmann::json{{"load_error", "cuBLAS lacks cublasCreate_v2/cublasGemmEx"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   cublasHandle_t h = nullptr;
+  note_call("cublasCreate_v2");
   if (const auto st = c.create(&h); st != 0) {
     snapshot::GemmCheck g;
     g.dtype = "fp32";
@@ -417,24 +449,6 @@ std::string compute_child(const ComputeJob& job, ComputeSizes sizes, CopyTurn& t
 }
 
 }  // namespace
-
-snapshot::DriverApiFacts probe_driver_api(const std::string& libcuda, std::chrono::milliseconds timeout) {
-  return parse_reply<snapshot::DriverApiFacts>(run_in_child([&] { return driver_api_child(libcuda); }, timeout));
-}
-
-snapshot::CudartFacts probe_cudart(const std::string& cudart, const std::string& libcuda,
-                                   std::chrono::milliseconds timeout) {
-  return parse_reply<snapshot::CudartFacts>(run_in_child([&] { return cudart_child(cudart, libcuda); }, timeout));
-}
-
-std::vector<snapshot::CudartFacts> probe_cudarts(const std::vector<std::string>& cudarts, const std::string& libcuda,
-                                                 std::chrono::milliseconds timeout) {
-  std::vector<ChildFn> fns;
-  for (const auto& cudart : cudarts) fns.emplace_back([&, cudart] { return cudart_child(cudart, libcuda); });
-  std::vector<snapshot::CudartFacts> out;
-  for (const auto& run : run_in_children(fns, timeout)) out.push_back(parse_reply<snapshot::CudartFacts>(run));
-  return out;
-}
 
 std::vector<snapshot::ComputeCheck> run_compute(const std::vector<ComputeJob>& jobs, const ComputeSizes& sizes,
                                                 std::chrono::milliseconds timeout) {

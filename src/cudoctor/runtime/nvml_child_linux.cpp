@@ -34,6 +34,7 @@ public:
   explicit Nvml(void* lib) : m_lib(lib) {}
   template <typename Fn>
   Fn get(const char* name) const {
+    note_call(name);  // each entry point is looked up right before it is called
     return reinterpret_cast<Fn>(::dlsym(m_lib, name));
   }
   std::string error_string(nvmlReturn_t rc) const {
@@ -160,6 +161,7 @@ const char* nvml_return_name(int rc);
 
 std::string query_nvml(const std::string& host_library_path) {
   nlohmann::json out;
+  note_call("dlopen (the library's constructors)");
   void* lib = ::dlopen(host_library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* e = ::dlerror();

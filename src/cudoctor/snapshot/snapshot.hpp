@@ -123,6 +123,7 @@ struct ChildOutcome {
   int exit_code = 0;   // exited: the code
   double seconds = 0;  // wall time of the child
   std::string message; // anything the child or the parent said about it
+  std::string last_call;  // the vendor call it was in when it did not finish ("cuInit"), if known
   bool operator==(const ChildOutcome&) const = default;
 };
 

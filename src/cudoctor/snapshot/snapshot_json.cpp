@@ -25,7 +25,7 @@ CUDOCTOR_JSON(Blacklist, module, source, line)
 CUDOCTOR_JSON(KernelModule, version, version_source, version_line, flavor)
 CUDOCTOR_JSON(DeviceNode, path, type, major, minor, mode, uid, gid, can_read, can_write)
 CUDOCTOR_JSON(DriverLibrary, soname, path, real_path, version, found_by, searched)
-CUDOCTOR_JSON(ChildOutcome, status, signal, exit_code, seconds, message)
+CUDOCTOR_JSON(ChildOutcome, status, signal, exit_code, seconds, message, last_call)
 CUDOCTOR_JSON(NvmlGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory_used_bytes, temperature_c,
               utilization_gpu_pct, utilization_memory_pct, power_limit_w, power_draw_w, clock_graphics_mhz,
               clock_sm_mhz, clock_memory_mhz, max_clock_graphics_mhz, max_clock_memory_mhz, pcie_gen_current,

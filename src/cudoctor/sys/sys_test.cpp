@@ -84,4 +84,68 @@ TEST_F(RootSysTest, RefusesFifosAndOversizedFiles) {
   EXPECT_TRUE(sys->read_file("/big", 100));
 }
 
+TEST_F(RootSysTest, ALinkThatDanglesInsideTheRootNeverOpensTheHostsFile) {
+  // /etc/hostname exists on this host; inside the root the link to it dangles.
+  std::filesystem::create_directories(m_dir / "etc");
+  std::filesystem::create_symlink("/etc/hostname", m_dir / "etc/host-link");
+  std::filesystem::create_symlink("/etc/self", m_dir / "etc/self");
+  std::filesystem::create_symlink("../../../../../../etc/passwd", m_dir / "etc/up");
+  std::ofstream(m_dir / "etc/passwd") << "inside\n";
+  const auto sys = make_root_sys(m_dir.string());
+  const auto read = sys->read_file("/etc/host-link");
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error(), "/etc/host-link: dangling symbolic link");
+  EXPECT_FALSE(sys->map_file("/etc/host-link"));
+  EXPECT_FALSE(sys->canonical("/etc/host-link"));
+  EXPECT_EQ(sys->stat("/etc/host-link").type, FileType::missing);
+  EXPECT_EQ(sys->stat("/etc/host-link", false).type, FileType::symlink);
+  EXPECT_FALSE(sys->list_dir("/etc/host-link"));
+  const auto loop = sys->read_file("/etc/self");
+  ASSERT_FALSE(loop);
+  EXPECT_EQ(loop.error(), "/etc/self: Too many levels of symbolic links");
+  // ".." stops at the root, as in a chroot.
+  EXPECT_EQ(*sys->read_file("/etc/up"), "inside\n");
+  EXPECT_EQ(*sys->canonical("/etc/up"), "/etc/passwd");
+}
+
+TEST_F(RootSysTest, DeviceNodesAreNeverOpened) {
+  const auto sys = make_root_sys("/");
+  // /dev/tty would become our controlling terminal if opened; /dev/zero would never end.
+  for (const char* dev : {"/dev/tty", "/dev/zero", "/dev/null"}) {
+    const auto r = sys->read_file(dev);
+    ASSERT_FALSE(r) << dev;
+    EXPECT_EQ(r.error(), std::string(dev) + ": not a regular file");
+  }
+}
+
+TEST_F(RootSysTest, AFileThatShrinksWhileMappedReadsAsZerosNotSigbus) {
+  const auto path = m_dir / "lib.so";
+  std::ofstream(path) << std::string(64 * 4096, 'x');
+  const auto sys = make_root_sys(m_dir.string());
+  auto blob = sys->map_file("/lib.so");
+  ASSERT_TRUE(blob);
+  const auto& b = **blob;
+  EXPECT_EQ(b.data()[10 * 4096], 'x');
+  EXPECT_FALSE(b.shrank());
+  ASSERT_EQ(::truncate(path.c_str(), 4096), 0);  // as `cp new.so lib.so` does to a library being read
+  EXPECT_EQ(b.data()[100], 'x');
+  EXPECT_EQ(b.data()[20 * 4096], 0);  // past the new end: a zero, not SIGBUS
+  EXPECT_EQ(b.data()[63 * 4096 + 5], 0);
+  EXPECT_TRUE(b.shrank());
+}
+
+TEST(RootSys, ARelativeRootIsTakenFromTheWorkingDirectory) {
+  char tmpl[] = "/tmp/cudoctor-rel-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(tmpl));
+  const std::filesystem::path dir = tmpl;
+  std::filesystem::create_directories(dir / "img/etc");
+  std::ofstream(dir / "img/etc/os-release") << "ID=rel\n";
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  const auto sys = make_root_sys("img");
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(*sys->read_file("/etc/os-release"), "ID=rel\n");
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace cudoctor::sys
