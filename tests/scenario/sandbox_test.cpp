@@ -85,6 +85,22 @@ void add_canary_nvcc(FixtureRoot& r, const fs::path& canary_dir) {
             0);
 }
 
+// Every path of a tree with its type, size and modification time: what a run must not change.
+std::string tree_listing(const fs::path& top) {
+  std::string out;
+  for (auto it = fs::recursive_directory_iterator(top, fs::directory_options::none); it != fs::recursive_directory_iterator();
+       ++it) {
+    std::error_code ec;
+    const auto st = fs::symlink_status(it->path(), ec);
+    out += it->path().string() + " " + std::to_string(static_cast<int>(st.type()));
+    if (st.type() == fs::file_type::regular)
+      out += " " + std::to_string(fs::file_size(it->path(), ec)) + " " +
+             std::to_string(fs::last_write_time(it->path(), ec).time_since_epoch().count());
+    out += "\n";
+  }
+  return out;
+}
+
 struct Canary {
   FixtureRoot dir;  // a scratch directory of the test's own, outside the examined root
   fs::path path() const { return dir.path(); }
@@ -98,6 +114,7 @@ TEST(ScenarioSandbox, ATreesNvccAndLibrariesNeverRunUnlessAsked) {
   add_canary_nvcc(r, canary.path());
   const std::map<std::string, std::string> env = {{"SIM_MISBEHAVE", "ctor:touch"},
                                                   {"SIM_CANARY_DIR", canary.path().string()}};
+  const auto before = tree_listing(r.path());
   const auto check = run_cudoctor({"--root", r.path().string(), "--json"}, env);
   ASSERT_TRUE(check.exit_code == 0 || check.exit_code == 1) << check.err;
   const auto j = nlohmann::json::parse(check.out);
@@ -115,6 +132,7 @@ TEST(ScenarioSandbox, ATreesNvccAndLibrariesNeverRunUnlessAsked) {
     run_cudoctor(args, env);
   EXPECT_FALSE(canary.has("nvcc-ran")) << "the tree's nvcc was executed";
   EXPECT_FALSE(canary.has("loaded")) << "a library of the tree was loaded without --runtime";
+  EXPECT_EQ(tree_listing(r.path()), before) << "the examined tree changed";
 
   // Asked for, the tree's libraries are loaded (the canary works); nvcc still never runs.
   run_cudoctor({"--root", r.path().string(), "--runtime", "--json"}, env);

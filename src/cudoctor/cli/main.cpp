@@ -128,7 +128,8 @@ int main(int argc, char** argv) {
     return cudoctor::cli::run_check(o, CUDOCTOR_VERSION);
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "cudoctor: internal error: {}\n", e.what());
+    // fputs, not fmt::print: a stderr that cannot be written must not throw again here.
+    std::fputs(("cudoctor: internal error: " + std::string(e.what()) + "\n").c_str(), stderr);
     return 2;
   }
 }
