@@ -61,7 +61,7 @@ void expect_nothing_left(const std::string& tag, const std::string& what) {
 void build_server(FixtureRoot& r, int gpus = 1) {
   add_debian_12(r, "6.1.0-18-amd64", "gpu-node");
   for (int i = 0; i < gpus; ++i) {
-    char address[16];
+    char address[32];
     std::snprintf(address, sizeof address, "0000:%02x:00.0", 0x1b + i);
     add_pci(r, {.address = address, .device = 0x2330, .class_code = 0x030200, .driver = "nvidia"});
   }
@@ -168,7 +168,8 @@ Timed timed_check(const FixtureRoot& r, std::map<std::string, std::string> env, 
   Timed t;
   const auto start = Clock::now();
   env.emplace("NVML_SIM_BUS", "27");  // 0x1b, where build_server puts the first GPU
-  t.run = run_cudoctor({"--root", r.path().string(), "--runtime", "--json", "--timeout", timeout}, env);
+  t.run = run_cudoctor(
+      {"--root", r.path().string(), "--runtime", "--json", "--timeout", timeout, "--compute-timeout", timeout}, env);
   t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   try {
     t.report = nlohmann::json::parse(t.run.out);

@@ -37,6 +37,7 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
     popts.child_probes_off_reason = "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
   popts.pythons = o.pythons;
   popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+  popts.compute_timeout = std::chrono::milliseconds(static_cast<long>(o.compute_timeout_s * 1000));
   auto snap = probe::gather(*sys, popts);
   snap.tool_version = tool_version;
   snap.root = o.root;

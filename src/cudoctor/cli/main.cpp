@@ -21,18 +21,23 @@ void add_common(CLI::App& app, cudoctor::cli::CommonOptions& o) {
   app.add_flag("--no-runtime", o.no_runtime, "Do not load vendor libraries (NVML, libcuda, libcudart) in child processes");
   app.add_flag("--runtime", o.runtime,
                "With --root: load the tree's own vendor libraries in the child probes (they are the tree's code)");
-  app.add_option("--timeout", o.timeout_s, "Seconds the child-process probes may take (each round of them)")
-      ->check(CLI::Validator(
-          [](const std::string& v) -> std::string {
-            try {
-              std::size_t used = 0;
-              const double d = std::stod(v, &used);
-              if (used == v.size() && std::isfinite(d) && d >= 0.1 && d <= 3600) return "";
-            } catch (const std::exception&) {
-            }
-            return "'" + v + "' is not a number of seconds from 0.1 to 3600";
-          },
-          "SEC"))
+  const CLI::Validator seconds(
+      [](const std::string& v) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double d = std::stod(v, &used);
+          if (used == v.size() && std::isfinite(d) && d >= 0.1 && d <= 3600) return "";
+        } catch (const std::exception&) {
+        }
+        return "'" + v + "' is not a number of seconds from 0.1 to 3600";
+      },
+      "SEC");
+  app.add_option("--timeout", o.timeout_s, "Seconds NVML, the driver API and the runtimes may take (they run at once)")
+      ->check(seconds)
+      ->type_name("SEC");
+  app.add_option("--compute-timeout", o.compute_timeout_s,
+                 "Seconds the computation check (copies and GEMMs on every GPU at once) may take (default 30)")
+      ->check(seconds)
       ->type_name("SEC");
   app.add_flag("--redact", o.redact, "Replace host name, user name and home paths");
   app.add_option("--color", o.color, "Colour the text report")->check(CLI::IsMember({"auto", "always", "never"}));

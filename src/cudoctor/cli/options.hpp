@@ -14,6 +14,7 @@ struct CommonOptions {
   bool no_runtime = false;
   bool runtime = false;  // --runtime: under --root, load the tree's vendor libraries too
   double timeout_s = 10.0;
+  double compute_timeout_s = 30.0;  // --compute-timeout: L5 on every GPU at once
   bool redact = false;
   std::string color = "auto";  // auto | always | never
   std::string kb_dir;          // --kb DIR: knowledge-base files that replace the built-in ones

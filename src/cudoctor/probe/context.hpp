@@ -11,7 +11,8 @@
 namespace cudoctor::probe {
 
 struct Options {
-  std::chrono::milliseconds timeout{10000};  // per child-process probe
+  std::chrono::milliseconds timeout{10000};  // per round of child-process probes (NVML, L4)
+  std::chrono::milliseconds compute_timeout{30000};  // the computation check (L5), every GPU at once
   bool child_probes = true;                  // NVML and the runtime probes in a child
   std::string child_probes_off_reason;       // why not, said in the report ("--no-runtime")
   std::vector<std::string> pythons;          // --python: interpreters to inspect too

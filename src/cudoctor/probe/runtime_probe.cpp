@@ -137,6 +137,24 @@ void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
     f.driver_library = libcuda;
     rt.cudarts.push_back(std::move(f));
   }
+  // On a GPU in EXCLUSIVE_PROCESS compute mode one process at a time may hold a context:
+  // probes that met each other there (error 46, device unavailable) are asked again alone.
+  constexpr int k_device_unavailable = 46;  // CUDA_ERROR_DEVICE_UNAVAILABLE, cudaErrorDevicesUnavailable
+  const std::size_t first_cudart = host_libcuda.empty() ? 0 : 1;
+  if (std::any_of(rt.driver_api.devices.begin(), rt.driver_api.devices.end(),
+                  [](const snapshot::CudaDevice& d) { return d.context.code == k_device_unavailable; })) {
+    rt.driver_api = runtime::parse_reply<snapshot::DriverApiFacts>(runtime::run_in_child(jobs.front(), timeout));
+    rt.driver_api.library = libcuda;
+  }
+  for (std::size_t i = 0; i < rt.cudarts.size(); ++i) {
+    auto& f = rt.cudarts[i];
+    if (f.set_device.code != k_device_unavailable && f.device_count_call.code != k_device_unavailable) continue;
+    auto again = runtime::parse_reply<snapshot::CudartFacts>(runtime::run_in_child(jobs[first_cudart + i], timeout));
+    again.library = f.library;
+    again.origin = f.origin;
+    again.driver_library = f.driver_library;
+    f = std::move(again);
+  }
 
   // NVML's answer is collected once the rest is done (or has given up).
   const auto collect_nvml = [&] {
@@ -162,8 +180,9 @@ void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
     const int minor = cc.size() == 2 ? static_cast<int>(util::parse_uint(cc[1]).value_or(0)) : 0;
     devices.push_back({host_libcuda, cudart_host, cublas_host, d.index, major, minor});
   }
-  // Every device at once, within the same --timeout as every other child probe.
-  for (auto& check : runtime::run_compute(devices, {}, timeout)) {
+  // Every device at once, under --compute-timeout (cuBLAS loading and the GEMMs take
+  // seconds on a healthy GPU).
+  for (auto& check : runtime::run_compute(devices, {}, ctx.options().compute_timeout)) {
     check.cudart = best->library;
     check.cublas = cublas;
     rt.compute.push_back(std::move(check));

@@ -152,6 +152,10 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
                    : "nvidia-uvm is not loaded or /dev/nvidia-uvm is missing: CUDA cannot initialise without it (common "
                      "after a suspend and resume).";
     if (!uvm) f.evidence.emplace_back("nvidia_uvm module or /dev/nvidia-uvm missing");
+    if (!uvm && s.driver.nvidia_modprobe_setuid)
+      f.detail += " A CUDA program you run may still start: libcuda runs the setuid " + s.driver.nvidia_modprobe +
+                  " to load the module and create the node, which cudoctor's probe does not let it do (it runs no "
+                  "program). Loading it once, as below, serves both.";
     f.fix = uvm ? Fix{"Read the kernel log; reset the GPU or reboot.", {"sudo dmesg | grep -i xid", "sudo nvidia-smi -r"}}
                 : Fix{"Reload nvidia-uvm.", {"sudo rmmod nvidia_uvm; sudo modprobe nvidia_uvm", "sudo nvidia-modprobe -u -c=0"}};
     out.push_back(std::move(f));

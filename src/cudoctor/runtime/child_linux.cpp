@@ -53,6 +53,11 @@ void install_once() {
     // Orphans of a probe child (a library's helper that called setsid) come back to us,
     // so they can be killed instead of outliving cudoctor.
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    // Children are reaped by us: an inherited SIGCHLD=SIG_IGN would reap them behind our back.
+    ::signal(SIGCHLD, SIG_DFL);
+    // No process of the same user (a probe child included) may read or write our memory
+    // through /proc/PID/mem, whatever kernel.yama.ptrace_scope says.
+    ::prctl(PR_SET_DUMPABLE, 0);
     for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
       struct sigaction old {};
       ::sigaction(sig, nullptr, &old);
@@ -155,6 +160,21 @@ struct Running {
   int status = 0;
 };
 
+// Reaps c if it has exited, killing its process group first: while the zombie is not
+// reaped its pid (and so the group's id) cannot be given to another process.
+void reap_if_exited(Running& c) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(c.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    if (errno == ECHILD) c.reaped = true;  // reaped by someone else: nothing left to wait for
+    return;
+  }
+  if (info.si_pid != c.pid) return;
+  ::kill(-c.pid, SIGKILL);
+  while (::waitpid(c.pid, &c.status, 0) < 0 && errno == EINTR) {
+  }
+  c.reaped = true;
+}
+
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
   fd = -1;
@@ -233,7 +253,15 @@ ChildSet::ChildSet(const std::vector<ChildFn>& fns, std::chrono::milliseconds ti
       continue;
     }
     if (pid == 0) {
-      if (!enter_child_sandbox(parent, parent_group, fds[1], keep_fds)) ::_exit(127);
+      int reply = fds[1];
+      const int entered = enter_child_sandbox(parent, parent_group, reply, keep_fds);
+      if (entered == -1) ::_exit(127);
+      if (entered == -2) {
+        // Fail closed: no vendor code runs outside the sandbox.
+        const std::string refusal = R"j({"load_error":"the probe sandbox could not be set up (seccomp)"})j";
+        write_all(reply, std::to_string(refusal.size()) + "\n" + refusal);
+        ::_exit(0);
+      }
       g_call_slot = m->slot(i);
       std::string payload;
       try {
@@ -241,7 +269,7 @@ ChildSet::ChildSet(const std::vector<ChildFn>& fns, std::chrono::milliseconds ti
       } catch (const std::exception& e) {
         payload = nlohmann::json{{"child_exception", e.what()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       }
-      write_all(fds[1], std::to_string(payload.size()) + "\n" + payload);
+      write_all(reply, std::to_string(payload.size()) + "\n" + payload);
       ::_exit(0);  // no atexit handlers or static destructors of the vendor library
     }
     ::close(fds[1]);
@@ -272,10 +300,8 @@ std::vector<ChildRun> ChildSet::wait() {
     std::vector<std::size_t> owners;
     for (std::size_t i = 0; i < kids.size(); ++i) {
       auto& c = kids[i];
-      if (c.pid < 0 || c.reaped) continue;
-      if (::waitpid(c.pid, &c.status, WNOHANG) == c.pid) {
-        c.reaped = true;
-      }
+      if (c.pid < 0) continue;
+      if (!c.reaped) reap_if_exited(c);
       if (c.fd >= 0) {
         polls.push_back({c.fd, POLLIN, 0});
         owners.push_back(i);
@@ -324,12 +350,13 @@ std::vector<ChildRun> ChildSet::wait() {
         }
   }
 
-  // Whatever is left dies now, with its process group; then the orphans.
+  // Whatever is left dies now, with its process group (the groups of those already reaped
+  // died with them: their pids may belong to someone else by now); then the orphans.
   for (auto& c : kids) {
-    if (c.pid < 0) continue;
-    c.killed_at_deadline = timed_out && !c.reaped;
+    if (c.pid < 0 || c.reaped) continue;
+    c.killed_at_deadline = timed_out;
     ::kill(-c.pid, SIGKILL);
-    if (!c.reaped) ::kill(c.pid, SIGKILL);
+    ::kill(c.pid, SIGKILL);
   }
   const auto reap_deadline = Clock::now() + std::chrono::seconds(1);
   for (auto& c : kids)
@@ -338,14 +365,18 @@ std::vector<ChildRun> ChildSet::wait() {
     close_fd(c.fd);
     if (c.reaped) g_live.erase(std::remove(g_live.begin(), g_live.end(), c.pid), g_live.end());
   }
-  kill_orphans();
-  --g_in_flight;
+  if (!interrupted) interrupted = g_interrupt;  // a Ctrl-C during the clean-up counts too
   if (interrupted) {
-    // Every other probe child still running goes too.
+    // Every other probe child still running goes too, before the orphans are collected.
     for (const pid_t p : g_live) {
       ::kill(-p, SIGKILL);
       ::kill(p, SIGKILL);
     }
+    g_live.clear();
+  }
+  kill_orphans();
+  --g_in_flight;
+  if (interrupted) {
     // cudoctor dies of the signal it was sent, now that nothing of it is left running.
     ::signal(interrupted, SIG_DFL);
     ::raise(interrupted);

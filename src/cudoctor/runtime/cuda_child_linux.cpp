@@ -248,6 +248,8 @@ public:
   CopyTurn(int read_fd, int write_fd, std::chrono::steady_clock::time_point give_up)
       : m_read(read_fd), m_write(write_fd), m_give_up(give_up) {}
   bool take() {
+    if (m_read < 0) return false;
+    note_call("waiting for the turn to time copies");
     for (;;) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(m_give_up - std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
@@ -454,7 +456,8 @@ std::vector<snapshot::ComputeCheck> run_compute(const std::vector<ComputeJob>& j
                                                 std::chrono::milliseconds timeout) {
   int turn_fds[2] = {-1, -1};
   if (::pipe2(turn_fds, O_CLOEXEC | O_NONBLOCK) == 0) (void)!::write(turn_fds[1], "t", 1);
-  const auto give_up = std::chrono::steady_clock::now() + timeout / 2;
+  // A GPU whose copy hangs keeps the turn: the others wait a share of the time, not all of it.
+  const auto give_up = std::chrono::steady_clock::now() + timeout / (2 * std::max<std::size_t>(jobs.size(), 1));
   std::vector<ChildFn> fns;
   for (const auto& job : jobs)
     fns.emplace_back([&, job] {

@@ -260,10 +260,17 @@ private:
     how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
     how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
     const std::string r(rel.empty() ? std::string_view(".") : rel);
-    const long fd = ::syscall(SYS_openat2, m_root_fd.get(), r.c_str(), &how, sizeof how);
     Opened o;
-    if (fd < 0) o.err = errno;
-    else o.fd = Fd(static_cast<int>(fd));
+    // RESOLVE_IN_ROOT answers EAGAIN when a rename or mount raced a ".." in the lookup.
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      const long fd = ::syscall(SYS_openat2, m_root_fd.get(), r.c_str(), &how, sizeof how);
+      if (fd >= 0) {
+        o.fd = Fd(static_cast<int>(fd));
+        return o;
+      }
+      o.err = errno;
+      if (o.err != EAGAIN) break;
+    }
     return o;
   }
 
@@ -282,8 +289,11 @@ private:
       return o;
     }
     if (m_openat2) {
-      const auto n = normalize(logical);
-      return openat2_in_root(std::string_view(n).substr(1), flags);
+      // The path as given: the kernel applies ".." after the links before it, as on the
+      // live machine (a lexical normalisation would not).
+      auto rel = logical;
+      while (!rel.empty() && rel.front() == '/') rel.remove_prefix(1);
+      return openat2_in_root(rel, flags);
     }
     // No openat2: resolve inside the root first, then open what was resolved, refusing a
     // link that appeared in the meantime.
@@ -316,7 +326,12 @@ private:
     if (::fstat(probe.fd.get(), &before) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
     if (S_ISDIR(before.st_mode)) return util::error(std::string(path) + ": is a directory");
     if (!S_ISREG(before.st_mode)) return util::error(std::string(path) + ": not a regular file");
-    Opened o = open_in_root(path, O_RDONLY | O_NONBLOCK | O_NOCTTY, true);
+    // Reopened through the checked descriptor itself, so what is opened is what was checked;
+    // without /proc, by its path again (and checked to be the same file below).
+    Opened o;
+    const auto self = "/proc/self/fd/" + std::to_string(probe.fd.get());
+    if (const int fd = ::open(self.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); fd >= 0) o.fd = Fd(fd);
+    else o = open_in_root(path, O_RDONLY | O_NONBLOCK | O_NOCTTY, true);
     if (o.fd.get() < 0) return util::error(std::string(path) + ": " + errno_text(o.err));
     struct stat st {};
     if (::fstat(o.fd.get(), &st) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
