@@ -304,6 +304,23 @@ TEST(ScenarioSandbox, EscapesInAGpuNameStayEscapedInEveryFormat) {
   EXPECT_EQ(j["gpus"][0]["nvml"]["name"], name) << "JSON carries the value itself, escaped by JSON's rules";
 }
 
+TEST(ScenarioSandbox, ProbesThatMeetOnAnExclusiveProcessGpuAreAskedAgainAlone) {
+  if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)";
+  FixtureRoot r;
+  Canary scratch;
+  build_server(r);
+  ASSERT_TRUE(add_device_nodes(r, 1));
+  // A second runtime, so that three children want the GPU at once.
+  r.copy("/usr/local/cuda-12.6/lib64/libcudart.so.12.6.77", CUDOCTOR_CUDART_SIM);
+  r.link("/usr/local/cuda-12.6/lib64/libcudart.so.12", "libcudart.so.12.6.77");
+  const auto t = timed_check(r, {{"SIM_EXCLUSIVE", (scratch.path() / "gpu0.lock").string()}});
+  EXPECT_FALSE(finding(t.report, "cuda-driver-ok").is_null()) << t.report["findings"].dump(1);
+  int runtimes_ok = 0;
+  for (const auto& f : t.report["findings"]) runtimes_ok += f["id"] == "cuda-runtime-ok";
+  EXPECT_EQ(runtimes_ok, 2) << t.report["findings"].dump(1);
+  for (const auto& c : t.report["runtime"]["cudarts"]) EXPECT_EQ(c["set_device"]["code"], 0) << c.dump();
+}
+
 TEST(ScenarioSandbox, BadArgumentsAndHostileKnowledgeBasesAreClearErrors) {
   FixtureRoot r;
   add_debian_12(r);

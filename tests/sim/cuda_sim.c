@@ -88,7 +88,7 @@ CUresult cuDeviceGetPCIBusId(char *s, int n, CUdevice d) {
 CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
   (void)d;
   *c = (CUcontext)0x1;
-  return 0;
+  return sim_exclusive_context();
 }
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
   (void)d;

@@ -27,7 +27,10 @@ cudaError_t cudaGetDeviceCount(int *n) {
   *n = env_int("CUDA_SIM_GPUS", 1);
   return 0;
 }
-cudaError_t cudaSetDevice(int d) { return d >= 0 && d < env_int("CUDA_SIM_GPUS", 1) ? 0 : 101; /* invalid device */ }
+cudaError_t cudaSetDevice(int d) {
+  if (d < 0 || d >= env_int("CUDA_SIM_GPUS", 1)) return 101; /* cudaErrorInvalidDevice */
+  return sim_exclusive_context();                            /* 46: cudaErrorDevicesUnavailable */
+}
 cudaError_t cudaMalloc(void **p, size_t n) {
   sim_misbehave("rt_malloc");
   *p = malloc(n);

@@ -13,12 +13,16 @@
  *                     $SIM_CANARY_DIR for each that got through: run a program, create a
  *                     symbolic link, a directory or a device node, remove or rename a file,
  *                     signal cudoctor
+ *   SIM_EXCLUSIVE   a file: contexts behave as on a GPU in EXCLUSIVE_PROCESS compute mode,
+ *                   one process at a time (an flock on that file, held 300 ms), others get
+ *                   error 46 (device unavailable)
  *   SIM_TAG         anything: lets a test find processes left behind by their environment. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -76,6 +80,20 @@ static void sim_misbehave(const char *where) {
     for (;;) pause();
   if (!strcmp(what, "touch")) sim_canary("loaded");
   if (!strcmp(what, "escape")) sim_escape();
+}
+
+/* 0, or 46 when another process holds the simulated exclusive-process GPU. */
+static int sim_exclusive_context(void) {
+  const char *path = getenv("SIM_EXCLUSIVE");
+  if (!path) return 0;
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return 0;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    return 46;
+  }
+  usleep(300 * 1000); /* the context lives a while; the lock goes with the process */
+  return 0;
 }
 
 __attribute__((constructor)) static void sim_constructor(void) { sim_misbehave("ctor"); }
