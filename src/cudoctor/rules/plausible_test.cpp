@@ -10,6 +10,7 @@
 #include "cudoctor/report/report.hpp"
 #include "cudoctor/rules/rules.hpp"
 #include "cudoctor/snapshot/snapshot_json.hpp"
+#include "snapshots.hpp"
 
 namespace cudoctor::rules {
 namespace {
@@ -18,20 +19,8 @@ constexpr const char* k_nvml = "/usr/local/nvidia/lib64/libnvidia-ml.so.1";
 constexpr const char* k_libcuda = "/usr/local/nvidia/lib64/libcuda.so.580.159.04";
 constexpr const char* k_cudart = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13";
 
-snapshot::Snapshot h200() {
-  std::ifstream in(std::string(CUDOCTOR_FIXTURES_DIR) + "/snapshots/h200-docker-580.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto s = snapshot::snapshot_from_json_text(ss.str());
-  if (!s) throw std::runtime_error(s.error());
-  return std::move(s).value();
-}
-
-const Finding* find(const std::vector<Finding>& fs, std::string_view id) {
-  for (const auto& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+snapshot::Snapshot h200() { return testing::h200_snapshot(); }
+const Finding* find(const std::vector<Finding>& fs, std::string_view id) { return testing::find_finding(fs, id); }
 
 TEST(Plausible, Bounds) {
   for (const char* cc : {"1.0", "9.0", "12.0", "20.9", ""}) EXPECT_TRUE(plausible_compute_capability(cc)) << cc;

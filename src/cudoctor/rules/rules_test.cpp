@@ -10,24 +10,13 @@
 #include "cudoctor/report/report.hpp"
 #include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/snapshot/snapshot_json.hpp"
+#include "snapshots.hpp"
 
 namespace cudoctor::rules {
 namespace {
 
-snapshot::Snapshot h200() {
-  std::ifstream in(std::string(CUDOCTOR_FIXTURES_DIR) + "/snapshots/h200-docker-580.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto s = snapshot::snapshot_from_json_text(ss.str());
-  if (!s) throw std::runtime_error(s.error());
-  return std::move(s).value();
-}
-
-const Finding* find(const std::vector<Finding>& fs, std::string_view id) {
-  for (const auto& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+snapshot::Snapshot h200() { return testing::h200_snapshot(); }
+const Finding* find(const std::vector<Finding>& fs, std::string_view id) { return testing::find_finding(fs, id); }
 
 TEST(RulesOnH200, RealSnapshotIsHealthy) {
   const auto snap = h200();
