@@ -321,6 +321,25 @@ TEST(ScenarioSandbox, ProbesThatMeetOnAnExclusiveProcessGpuAreAskedAgainAlone) {
   for (const auto& c : t.report["runtime"]["cudarts"]) EXPECT_EQ(c["set_device"]["code"], 0) << c.dump();
 }
 
+TEST(ScenarioSandbox, EscapesInAVersionPyStayEscapedInEveryFormat) {
+  FixtureRoot r;
+  add_debian_12(r);
+  const std::string venv = "/home/u/venv";
+  r.file(venv + "/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n");
+  r.file(venv + "/bin/python3", "", 0755);
+  r.file(venv + "/lib/python3.11/site-packages/torch/version.py",
+         "__version__ = '2.5.1\x1b]0;PWNED\x07\x1b[2J+cu124'\ncuda = '12.4\x1b[31m'\nhip = None\n");
+  const std::map<std::string, std::string> env = {{"VIRTUAL_ENV", venv}, {"PATH", venv + "/bin:/usr/bin"}};
+  for (const char* format : {"text", "markdown"}) {
+    const auto c = run_cudoctor({"--root", r.path().string(), "--no-runtime", "-v", "--format", format}, env);
+    EXPECT_FALSE(contains(c.out, "\x1b")) << format;
+    EXPECT_TRUE(contains(c.out, "2.5.1\\x1b]0;PWNED\\x07\\x1b[2J+cu124")) << format << "\n" << c.out.substr(0, 3000);
+  }
+  const auto j = run_cudoctor({"--root", r.path().string(), "--no-runtime", "--json"}, env);
+  EXPECT_FALSE(contains(j.out, "\x1b"));
+  EXPECT_TRUE(contains(j.out, "2.5.1\\u001b]0;PWNED")) << j.out.substr(0, 2000);
+}
+
 TEST(ScenarioSandbox, BadArgumentsAndHostileKnowledgeBasesAreClearErrors) {
   FixtureRoot r;
   add_debian_12(r);
