@@ -11,19 +11,20 @@
 #include "cudoctor/report/report.hpp"
 #include "cudoctor/sys/paths.hpp"
 #include "cudoctor/sys/root_sys.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::cli {
 
 std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const char* tool_version) {
   const auto sys = sys::make_root_sys(o.root);
   if (sys->stat("/").type != sys::FileType::directory) {
-    fmt::print(stderr, "cudoctor: --root {}: not a directory\n", o.root);
+    fmt::print(stderr, "cudoctor: --root {}: not a directory\n", util::visible(o.root));
     return std::nullopt;
   }
   for (const auto& p : o.pythons) {
     const auto st = sys->stat(p);
     if (st.type != sys::FileType::regular) {
-      fmt::print(stderr, "cudoctor: --python {}: {}\n", p,
+      fmt::print(stderr, "cudoctor: --python {}: {}\n", util::visible(p),
                  st.type == sys::FileType::missing ? (st.error.empty() ? "no such file" : st.error)
                                                    : "not an interpreter (a " + std::string(sys::to_string(st.type)) + ")");
       return std::nullopt;

@@ -9,6 +9,7 @@
 #include "cudoctor/cli/options.hpp"
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/sys/root_sys.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace {
 
@@ -107,7 +108,7 @@ int main(int argc, char** argv) {
       const auto host = cudoctor::sys::make_root_sys("/");
       const auto dir = host->canonical(o.kb_dir.empty() ? std::string("/nonexistent-kb") : o.kb_dir);
       if (o.kb_dir.empty() || !dir || host->stat(*dir).type != cudoctor::sys::FileType::directory) {
-        fmt::print(stderr, "cudoctor: --kb {}: not a directory\n", o.kb_dir);
+        fmt::print(stderr, "cudoctor: --kb {}: not a directory\n", cudoctor::util::visible(o.kb_dir));
         return 2;
       }
       auto kb = cudoctor::kb::KnowledgeBase::load_with_overrides(
@@ -119,7 +120,7 @@ int main(int argc, char** argv) {
             return std::optional<std::string>(std::move(text).value());
           });
       if (!kb) {
-        fmt::print(stderr, "cudoctor: {}\n", kb.error());
+        fmt::print(stderr, "cudoctor: {}\n", cudoctor::util::visible(kb.error()));
         return 2;
       }
       cudoctor::kb::set_builtin(std::move(kb).value());
