@@ -82,6 +82,11 @@ int run_archs(const CommonOptions& o, const ArchsOptions& a) {
       continue;
     }
     const auto fb = elf::read_fatbin(*elf, (*blob)->data(), (*blob)->size());
+    if ((*blob)->shrank()) {
+      fmt::print(stderr, "cudoctor archs: {}: changed while it was read (the file shrank)\n", visible(f));
+      rc = 2;
+      continue;
+    }
     if (!fb) {
       fmt::print(stderr, "cudoctor archs: {}: {}\n", visible(f), visible(fb.error()));
       rc = 2;

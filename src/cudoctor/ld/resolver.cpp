@@ -58,7 +58,9 @@ const LdSoCache* Resolver::cache() const {
       m_cache_error = blob.error();
     } else {
       auto c = parse_ld_so_cache((*blob)->data(), (*blob)->size());
-      if (c)
+      if ((*blob)->shrank())
+        m_cache_error = m_config.cache_path + ": changed while it was read (the file shrank)";
+      else if (c)
         m_cache = std::move(c).value();
       else
         m_cache_error = m_config.cache_path + ": " + c.error();
@@ -76,7 +78,9 @@ const Resolver::Loaded& Resolver::read(const std::string& path) {
     l.error = blob.error();
   } else {
     auto e = elf::parse_elf((*blob)->data(), (*blob)->size());
-    if (e)
+    if ((*blob)->shrank())
+      l.error = path + ": changed while it was read (the file shrank)";
+    else if (e)
       l.elf = std::make_shared<const elf::ElfFile>(std::move(e).value());
     else
       l.error = path + ": " + e.error();

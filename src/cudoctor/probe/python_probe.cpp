@@ -124,7 +124,7 @@ void resolve(Context& ctx, ld::Resolver& resolver, const std::string& site, Fram
       const auto elf = elf::parse_elf((*blob)->data(), (*blob)->size());
       if (!elf) continue;
       const auto fb = elf::read_fatbin(*elf, (*blob)->data(), (*blob)->size());
-      if (!fb || !*fb) continue;
+      if (!fb || !*fb || (*blob)->shrank()) continue;  // a library being replaced says nothing
       for (const auto& a : (*fb)->sm_archs()) sm.insert(a);
       for (const auto& a : (*fb)->ptx_archs()) ptx.insert(a);
     }

@@ -91,19 +91,22 @@ util::Result<std::string> FakeSys::read_file(std::string_view path, std::size_t 
 namespace {
 class StringBlob final : public Blob {
 public:
-  explicit StringBlob(std::string s) : m_s(std::move(s)) {}
+  StringBlob(std::string s, bool shrank) : m_s(std::move(s)), m_shrank(shrank) {}
   const unsigned char* data() const override { return reinterpret_cast<const unsigned char*>(m_s.data()); }
   std::size_t size() const override { return m_s.size(); }
+  bool shrank() const override { return m_shrank; }
 
 private:
   std::string m_s;
+  bool m_shrank;
 };
 }  // namespace
 
 util::Result<std::shared_ptr<const Blob>> FakeSys::map_file(std::string_view path) const {
   auto r = read_file(path, std::size_t{1} << 40);
   if (!r) return util::error(r.error());
-  return std::shared_ptr<const Blob>(std::make_shared<StringBlob>(std::move(r).value()));
+  const bool shrank = m_shrinking.count(canonical(path).value_or(std::string(path))) > 0;
+  return std::shared_ptr<const Blob>(std::make_shared<StringBlob>(std::move(r).value(), shrank));
 }
 
 util::Result<std::vector<std::string>> FakeSys::list_dir(std::string_view path) const {

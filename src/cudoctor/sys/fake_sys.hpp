@@ -17,6 +17,11 @@ public:
   FakeSys& device(std::string path, std::uint32_t major, std::uint32_t minor, std::uint32_t mode, std::uint32_t uid = 0,
                   std::uint32_t gid = 0);
   FakeSys& fail(std::string path, std::string error);  // every access to path fails with error
+  // map_file of path gives a blob that shrank while it was read (the file was truncated).
+  FakeSys& shrinking(std::string path) {
+    m_shrinking.insert(std::move(path));
+    return *this;
+  }
   FakeSys& set_env(std::string name, std::string value);
   FakeSys& set_identity(Identity id);
 
@@ -44,6 +49,7 @@ private:
   std::map<std::string, std::string> m_env;
   Identity m_identity;
   mutable std::set<std::string> m_reads;
+  std::set<std::string> m_shrinking;
 };
 
 }  // namespace cudoctor::sys
