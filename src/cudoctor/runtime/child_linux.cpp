@@ -137,7 +137,9 @@ bool reap_until(pid_t pid, int& status, Clock::time_point deadline) {
 // a subreaper (a library's helper that left the child's process group). Killing one can
 // orphan its own children to us, so this repeats until none is left.
 void kill_orphans() {
-  for (int round = 0; round < 8; ++round) {
+  // Bounded in time, not in depth: a chain of nested helpers unwinds one level a round.
+  const auto give_up = Clock::now() + std::chrono::seconds(2);
+  for (int round = 0; round < 1024 && Clock::now() < give_up; ++round) {
     auto orphans = children_of_self();
     // Children of another set still running are not orphans.
     std::erase_if(orphans, [](pid_t p) { return std::find(g_live.begin(), g_live.end(), p) != g_live.end(); });
