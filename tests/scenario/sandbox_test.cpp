@@ -57,8 +57,9 @@ void expect_nothing_left(const std::string& tag, const std::string& what) {
 }
 
 // A server with an H100 on the simulated driver (NVML, libcuda) and a toolkit whose
-// runtime is the simulated one, its "GPU" being host memory.
-void build_server(FixtureRoot& r, int gpus = 1) {
+// runtime is the simulated one, its "GPU" being host memory. False when its device nodes
+// could not be made (not root).
+bool build_server(FixtureRoot& r, int gpus = 1) {
   add_debian_12(r, "6.1.0-18-amd64", "gpu-node");
   for (int i = 0; i < gpus; ++i) {
     char address[32];
@@ -70,6 +71,7 @@ void build_server(FixtureRoot& r, int gpus = 1) {
   add_driver_libraries(r, "535.104.05", nvml_sim_library());
   r.copy("/usr/local/cuda-12.4/lib64/libcudart.so.12.4.127", CUDOCTOR_CUDART_SIM);
   r.link("/usr/local/cuda-12.4/lib64/libcudart.so.12", "libcudart.so.12.4.127");
+  return add_device_nodes(r, gpus);
 }
 
 // nvcc as a canary: it embeds the banner real nvcc prints, and leaves a file when it runs.
@@ -188,8 +190,7 @@ nlohmann::json finding(const nlohmann::json& report, const std::string& id) {
 TEST(ScenarioSandbox, EveryHangEndsWithinTheTimeoutWithTheLibraryAndTheCall) {
   if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)";
   FixtureRoot r;
-  build_server(r, 4);
-  ASSERT_TRUE(add_device_nodes(r, 4));
+  ASSERT_TRUE(build_server(r, 4));
   const std::string nvml = "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1";
   const std::string cuda_real = "/usr/lib/x86_64-linux-gnu/libcuda.so.535.104.05";
   struct Case {
@@ -220,8 +221,7 @@ TEST(ScenarioSandbox, EveryHangEndsWithinTheTimeoutWithTheLibraryAndTheCall) {
 TEST(ScenarioSandbox, AHelperThatKeepsTheReplyPipeOpenIsNoHang) {
   if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)";
   FixtureRoot r;
-  build_server(r);
-  ASSERT_TRUE(add_device_nodes(r, 1));
+  ASSERT_TRUE(build_server(r));
   for (const char* where : {"nvml_init", "cu_init", "rt_count"}) {
     const auto tag = new_tag();
     const auto t = timed_check(r, {{"SIM_MISBEHAVE", std::string(where) + ":grandchild"}, {"SIM_TAG", tag}});
@@ -238,8 +238,7 @@ TEST(ScenarioSandbox, AHelperThatKeepsTheReplyPipeOpenIsNoHang) {
 TEST(ScenarioSandbox, CtrlCDuringAHungProbeLeavesNothingRunning) {
   if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)";
   FixtureRoot r;
-  build_server(r);
-  ASSERT_TRUE(add_device_nodes(r, 1));
+  ASSERT_TRUE(build_server(r));
   const auto tag = new_tag();
   // NVML leaves a setsid helper behind, then cuInit hangs: Ctrl-C must take both.
   std::vector<std::string> env_strings = {"SIM_TAG=" + tag, "SIM_MISBEHAVE=nvml_init:grandchild", "CUDA_SIM_MODE=hang",
@@ -271,8 +270,7 @@ TEST(ScenarioSandbox, AProbeChildCannotRunProgramsChangeFilesOrSignalCudoctor) {
   if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)";
   FixtureRoot r;
   Canary canary;
-  build_server(r);
-  ASSERT_TRUE(add_device_nodes(r, 1));
+  ASSERT_TRUE(build_server(r));
   std::ofstream(canary.path() / "victim") << "x";
   std::ofstream(canary.path() / "victim2") << "x";
   for (const char* where : {"ctor", "nvml_init", "cu_init"}) {
@@ -289,8 +287,7 @@ TEST(ScenarioSandbox, AProbeChildCannotRunProgramsChangeFilesOrSignalCudoctor) {
 TEST(ScenarioSandbox, EscapesInAGpuNameStayEscapedInEveryFormat) {
   if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)";
   FixtureRoot r;
-  build_server(r);
-  ASSERT_TRUE(add_device_nodes(r, 1));
+  ASSERT_TRUE(build_server(r));
   const std::string name = "NVIDIA \x1b]0;PWNED\x07\x1b[2JH100\n  \xe2\x9c\x93 Everything is fine";
   const std::map<std::string, std::string> env = {{"NVML_SIM_NAME", name}, {"NVML_SIM_BUS", "27"}};
   for (const char* format : {"text", "markdown"}) {
@@ -308,8 +305,7 @@ TEST(ScenarioSandbox, ProbesThatMeetOnAnExclusiveProcessGpuAreAskedAgainAlone) {
   if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)";
   FixtureRoot r;
   Canary scratch;
-  build_server(r);
-  ASSERT_TRUE(add_device_nodes(r, 1));
+  ASSERT_TRUE(build_server(r));
   // A second runtime, so that three children want the GPU at once.
   r.copy("/usr/local/cuda-12.6/lib64/libcudart.so.12.6.77", CUDOCTOR_CUDART_SIM);
   r.link("/usr/local/cuda-12.6/lib64/libcudart.so.12", "libcudart.so.12.6.77");

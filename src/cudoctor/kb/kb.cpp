@@ -1,9 +1,6 @@
 #include "cudoctor/kb/kb.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
 #include "cudoctor/kb/embedded.hpp"
