@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto elf = cudoctor::elf::parse_elf(data, size);
   if (elf) {
     const auto fb = cudoctor::elf::read_fatbin(*elf, data, size);
-    if (fb && *fb) (void)cudoctor::elf::can_run(**fb, 9, 0);
+    if (fb && *fb) (void)cudoctor::elf::can_run(**fb, cudoctor::util::Version{{9, 0}, ""});
   }
   return 0;
 }

@@ -95,11 +95,11 @@ int run_archs(const CommonOptions& o, const ArchsOptions& a) {
     auto j = render::archs_json(f, *fb);
     std::string text = render::archs_text(f, *fb);
     if (cc) {
-      const auto v = *fb ? elf::can_run(**fb, cc->major(), cc->minor()) : elf::RunVerdict{};
-      j["runs_on"] = {{"cc", cc->str()}, {"runs", v.runs}, {"via", v.via}};
-      text += v.runs ? fmt::format("  runs on compute capability {}: {}\n", cc->str(), v.via)
-                     : fmt::format("  does not run on compute capability {}: no compatible cubin or PTX\n", cc->str());
-      if (!v.runs && rc == 0) rc = 1;
+      const auto v = *fb ? elf::can_run(**fb, *cc) : compat::Verdict{};
+      j["runs_on"] = {{"cc", cc->str()}, {"runs", v.runs()}, {"via", v.describe()}};
+      text += v.runs() ? fmt::format("  runs on compute capability {}: {}\n", cc->str(), v.describe())
+                       : fmt::format("  does not run on compute capability {}: no compatible cubin or PTX\n", cc->str());
+      if (!v.runs() && rc == 0) rc = 1;
     }
     all.push_back(j);
     out += text;

@@ -97,21 +97,20 @@ util::Result<std::optional<Fatbin>> read_fatbin(const ElfFile& elf, const unsign
   return std::optional<Fatbin>(std::move(fb).value());
 }
 
-RunVerdict can_run(const Fatbin& fb, int cc_major, int cc_minor) {
-  const int cc = cc_major * 10 + cc_minor;
-  // A cubin first: it needs no JIT.
+std::vector<compat::Target> targets(const Fatbin& fb) {
+  std::vector<compat::Target> out;
   for (const auto& e : fb.entries) {
-    if (e.kind != FatbinEntry::Kind::cubin) continue;
-    const int major = e.arch / 10, minor = e.arch % 10;
-    const bool fits = e.suffix == "a" ? e.arch == cc : (major == cc_major && minor <= cc_minor);
-    if (fits) return {true, e.name() + " cubin"};
+    if (e.kind == FatbinEntry::Kind::other || e.arch <= 0) continue;
+    compat::Target t{e.kind == FatbinEntry::Kind::cubin ? compat::Target::Kind::cubin : compat::Target::Kind::ptx,
+                     e.arch / 10, e.arch % 10, e.suffix == "a" ? 'a' : e.suffix == "f" ? 'f' : '\0'};
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
   }
-  const FatbinEntry* best = nullptr;
-  for (const auto& e : fb.entries)
-    if (e.kind == FatbinEntry::Kind::ptx && (e.suffix == "a" ? e.arch == cc : e.arch <= cc) && (!best || e.arch > best->arch))
-      best = &e;
-  if (best) return {true, best->name() + " PTX (JIT)"};
-  return {false, ""};
+  return out;
+}
+
+compat::Verdict can_run(const Fatbin& fb, const util::Version& cc) {
+  const auto t = targets(fb);
+  return compat::runs_on(t, cc);
 }
 
 }  // namespace cudoctor::elf

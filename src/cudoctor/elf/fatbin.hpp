@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cudoctor/compat/binary.hpp"
 #include "cudoctor/elf/elf_file.hpp"
 #include "cudoctor/util/result.hpp"
 
@@ -39,15 +40,10 @@ util::Result<std::optional<Fatbin>> read_fatbin(const ElfFile& elf, const unsign
 // Parses fatbin containers in raw bytes (a section's contents, or a .fatbin file).
 util::Result<Fatbin> parse_fatbin(const unsigned char* data, std::size_t size);
 
-// Can code with these kernels run on a GPU of compute capability major.minor?
-// A cubin runs on the same major with a minor >= its own (arch-specific "a" cubins only on
-// exactly their cc; family "f" cubins within their major); PTX is JIT-compiled by the driver
-// for any cc >= its virtual architecture (NVIDIA, CUDA C++ Programming Guide, "Binary
-// Compatibility", "PTX Compatibility"; Blackwell compatibility guide for "a" and "f").
-struct RunVerdict {
-  bool runs = false;
-  std::string via;  // "sm_86 cubin", "compute_90 PTX (JIT)", "" when it does not run
-};
-RunVerdict can_run(const Fatbin& fb, int cc_major, int cc_minor);
+// The fatbin's cubins and PTX as compatibility targets (entries of another kind are left out).
+std::vector<compat::Target> targets(const Fatbin& fb);
+
+// Can code with these kernels run on a GPU of compute capability cc? compat::runs_on decides.
+compat::Verdict can_run(const Fatbin& fb, const util::Version& cc);
 
 }  // namespace cudoctor::elf

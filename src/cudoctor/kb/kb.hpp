@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cudoctor/compat/binary.hpp"
 #include "cudoctor/util/result.hpp"
 #include "cudoctor/util/version.hpp"
 
@@ -152,6 +153,15 @@ public:
   std::vector<util::Version> ccs_not_run_by(const util::Version& driver) const;
   // Whether toolkit T can compile for cc (first <= T <= last).
   bool toolkit_targets_cc(const util::Version& toolkit, const util::Version& cc) const;
+  // Every target toolkit T can emit: a cubin and PTX for each compute capability it compiles for.
+  std::vector<compat::Target> toolkit_targets(const util::Version& toolkit) const;
+  // Why a driver cannot run a GPU of compute capability cc at all, nullopt when it can.
+  struct DriverVsGpu {
+    bool too_old = false;          // older than the first driver for cc (need holds it)
+    std::optional<util::Version> need;
+    std::optional<int> last_branch;  // too new: the legacy branch that is the last for cc
+  };
+  std::optional<DriverVsGpu> driver_vs_cc(const util::Version& driver, const util::Version& cc) const;
   // Distinct CUDA versions (major.minor) of the toolkit table, newest first.
   std::vector<util::Version> cuda_versions() const;
 
@@ -167,15 +177,16 @@ private:
   std::string m_date;
 };
 
-// Does a build with these cubins/PTX carry kernels for compute capability cc? A cubin runs
-// on the same major and a minor >= its own; PTX is JIT-compiled for any cc >= its target.
-// nullopt when the build's arch list is not published.
-struct KernelCoverage {
-  bool cubin = false;  // a compatible cubin exists
-  bool ptx = false;    // only PTX covers it (needs the driver's JIT)
-  bool covered() const { return cubin || ptx; }
+// The kernels a build carries, as its published arch list gives them: a cubin per listed
+// compute capability and its PTX target. nullopt when neither a list nor a minimum is
+// published (a published minimum, min_cc, gives no targets: see runs_on).
+struct Kernels {
+  std::vector<compat::Target> targets;
+  std::optional<util::Version> min_cc;  // the framework compiles its own kernels for any cc >= this
 };
-std::optional<KernelCoverage> coverage(const FrameworkVariant& v, const util::Version& cc);
+std::optional<Kernels> kernels(const FrameworkVariant& v);
+// Whether those kernels run on cc (compat::runs_on; a published minimum counts as a cubin).
+compat::Verdict runs_on(const Kernels& k, const util::Version& cc, bool jit_possible);
 
 // The embedded knowledge base (or the one --kb selected), loaded once.
 const KnowledgeBase& builtin();

@@ -106,19 +106,36 @@ TEST(KbQueries, FindGpusByNameOrId) {
   EXPECT_TRUE(kb.find_gpus("Voodoo 3").empty());
 }
 
-TEST(KbQueries, KernelCoverage) {
+TEST(KbQueries, KernelsOfAPublishedArchList) {
   FrameworkVariant cu124{v("12.4"), std::vector<util::Version>{v("5.0"), v("8.0"), v("8.6"), v("9.0")}, std::nullopt,
                          std::nullopt, "pip", ""};
-  EXPECT_TRUE(coverage(cu124, v("8.9"))->cubin) << "an sm_86 cubin runs on 8.9";
-  EXPECT_FALSE(coverage(cu124, v("12.0"))->covered());
-  EXPECT_FALSE(coverage(cu124, v("3.5"))->covered());
+  const auto k = kernels(cu124);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(runs_on(*k, v("8.9"), true).describe(), "sm_86 cubin") << "an sm_86 cubin runs on 8.9";
+  EXPECT_FALSE(runs_on(*k, v("12.0"), true).runs());
+  EXPECT_FALSE(runs_on(*k, v("3.5"), true).runs());
   FrameworkVariant ptx = cu124;
   ptx.ptx = v("9.0");
-  EXPECT_TRUE(coverage(ptx, v("12.0"))->ptx);
-  FrameworkVariant sm37{v("11.8"), std::vector<util::Version>{v("3.7")}, std::nullopt, std::nullopt, "pip", ""};
-  EXPECT_FALSE(coverage(sm37, v("3.5"))->covered()) << "a 3.7 cubin does not run on 3.5";
+  EXPECT_EQ(runs_on(*kernels(ptx), v("12.0"), true).how, compat::How::ptx_jit);
+  EXPECT_FALSE(runs_on(*kernels(ptx), v("12.0"), false).runs()) << "PTX only, and no JIT";
   FrameworkVariant unknown{v("12.5"), std::nullopt, std::nullopt, std::nullopt, "pip", ""};
-  EXPECT_FALSE(coverage(unknown, v("8.9")));
+  EXPECT_FALSE(kernels(unknown));
+  FrameworkVariant minimum{v("12.1"), std::nullopt, std::nullopt, v("5.2"), "pip", ""};
+  EXPECT_TRUE(runs_on(*kernels(minimum), v("8.9"), true).runs());
+  EXPECT_FALSE(runs_on(*kernels(minimum), v("5.0"), true).runs());
+}
+
+TEST(KbQueries, ToolkitTargetsAndDriverAgainstGpu) {
+  const auto& kb = builtin();
+  // CUDA 11.7 cannot compile for sm_89, but its sm_8x cubins run there (the closest is sm_87).
+  EXPECT_FALSE(kb.toolkit_targets_cc(v("11.7"), v("8.9")));
+  EXPECT_EQ(compat::runs_on(kb.toolkit_targets(v("11.7")), v("8.9")).describe(), "sm_87 cubin");
+  EXPECT_EQ(compat::runs_on(kb.toolkit_targets(v("11.0")), v("8.9")).describe(), "sm_80 cubin");
+  EXPECT_EQ(compat::runs_on(kb.toolkit_targets(v("11.0")), v("9.0")).how, compat::How::ptx_jit);
+  const auto old = kb.driver_vs_cc(v("470.256.02"), v("8.9"));
+  ASSERT_TRUE(old);
+  EXPECT_TRUE(old->too_old);
+  EXPECT_FALSE(kb.driver_vs_cc(v("535.104.05"), v("8.9")));
 }
 
 // Where the source article is wrong (shared/reference/seed-claims.md), the data follows

@@ -228,14 +228,41 @@ std::vector<util::Version> KnowledgeBase::cuda_versions() const {
   return out;
 }
 
-std::optional<KernelCoverage> coverage(const FrameworkVariant& v, const util::Version& cc) {
-  if (v.min_cc) return KernelCoverage{cc >= *v.min_cc, false};
+std::vector<compat::Target> KnowledgeBase::toolkit_targets(const util::Version& toolkit) const {
+  std::vector<compat::Target> out;
+  for (const auto& a : m_archs)
+    for (const auto& c : a.ccs)
+      if (toolkit_targets_cc(toolkit, c.cc)) {
+        out.push_back(compat::cubin_for(c.cc));
+        out.push_back(compat::ptx_for(c.cc));
+      }
+  return out;
+}
+
+std::optional<KnowledgeBase::DriverVsGpu> KnowledgeBase::driver_vs_cc(const util::Version& driver,
+                                                                    const util::Version& cc) const {
+  if (const auto need = min_driver_for_cc(cc); need && driver < *need) return DriverVsGpu{true, need, std::nullopt};
+  if (const auto* a = architecture_of(cc); a && a->last_driver_branch && driver.major() > *a->last_driver_branch)
+    return DriverVsGpu{false, std::nullopt, a->last_driver_branch};
+  return std::nullopt;
+}
+
+std::optional<Kernels> kernels(const FrameworkVariant& v) {
+  if (v.min_cc) return Kernels{{}, v.min_cc};
   if (!v.archs) return std::nullopt;
-  KernelCoverage k;
-  // CUDA C++ Programming Guide, binary compatibility: a cubin for X.y runs on X.z, z >= y.
-  for (const auto& a : *v.archs) k.cubin = k.cubin || (a.major() == cc.major() && a.minor() <= cc.minor());
-  k.ptx = !k.cubin && v.ptx && *v.ptx <= cc;
+  Kernels k;
+  for (const auto& a : *v.archs) k.targets.push_back(compat::cubin_for(a));
+  if (v.ptx) k.targets.push_back(compat::ptx_for(*v.ptx));
   return k;
+}
+
+compat::Verdict runs_on(const Kernels& k, const util::Version& cc, bool jit_possible) {
+  if (k.min_cc) {
+    compat::Verdict v;
+    if (cc >= *k.min_cc) v.how = compat::How::compatible_cubin;
+    return v;
+  }
+  return compat::runs_on(k.targets, cc, jit_possible);
 }
 
 }  // namespace cudoctor::kb

@@ -10,41 +10,50 @@ namespace {
 
 using util::Version;
 
-std::string arch_list(const kb::FrameworkVariant& v) {
-  std::string s;
-  if (v.archs)
-    for (const auto& a : *v.archs) s += (s.empty() ? "" : " ") + sm(a);
-  if (v.ptx) s += (s.empty() ? "" : " ") + std::string("+PTX ") + sm(*v.ptx);
-  return s;
-}
-
 // Why nothing can run on this GPU with this driver, or "" when the driver can run it.
-std::string driver_vs_gpu(const Plan& p) {
-  if (!p.in.driver) return "";
-  if (p.gpu_min_driver && *p.in.driver < *p.gpu_min_driver)
-    return fmt::format("driver {} is older than any that runs {} GPUs ({} needs ≥ {})", p.in.driver->str(),
-                       p.architecture, sm(*p.in.cc), p.gpu_min_driver->str());
-  if (p.gpu_last_branch && p.in.driver->major() > *p.gpu_last_branch)
-    return fmt::format("driver {} no longer supports {} GPUs: R{} is the last branch that does", p.in.driver->str(),
-                       p.architecture, *p.gpu_last_branch);
-  return "";
+std::string driver_vs_gpu(const Plan& p, const kb::KnowledgeBase& kb) {
+  if (!p.in.driver || !p.in.cc) return "";
+  return driver_vs_gpu_text(kb, *p.in.driver, *p.in.cc);
 }
 
 void plan_toolkits(Plan& p, const kb::KnowledgeBase& kb) {
   for (const auto& cuda : kb.cuda_versions()) {
-    ToolkitLine t{cuda, Fit::works, ""};
+    ToolkitLine t{cuda, Fit::works, "", compat::How::none};
     const auto* acc = p.in.cc ? kb.arch_cc(*p.in.cc) : nullptr;
-    if (p.in.cc && acc && !kb.toolkit_targets_cc(cuda, *p.in.cc)) {
-      t.fit = Fit::no;
-      t.why = cuda < acc->first_cuda ? fmt::format("cannot compile for {} (first toolkit: {})", sm(*p.in.cc), acc->first_cuda.str())
-                                     : fmt::format("dropped {} (last toolkit: {})", sm(*p.in.cc), acc->last_cuda->str());
-    } else if (const auto lowest = kb.minor_compat_floor(cuda.major());
-               p.gpu_last_branch && (lowest ? *lowest : *kb.min_driver_for_cuda(cuda)).major() > *p.gpu_last_branch) {
+    const bool jit = !p.in.driver || kb.driver_fit(*p.in.driver, cuda) == kb::DriverFit::native;
+    std::string reach;  // how code it builds reaches the GPU, when not natively
+    if (p.in.cc && acc) {
+      const auto r = compat::runs_on(kb.toolkit_targets(cuda), *p.in.cc);
+      t.how = r.how;
+      if (!r.runs() || (r.how == compat::How::ptx_jit && !jit)) {
+        t.fit = Fit::no;
+        t.why = !r.runs() ? (cuda < acc->first_cuda
+                                 ? fmt::format("cannot compile for {} (first toolkit: {})", sm(*p.in.cc), acc->first_cuda.str())
+                                 : fmt::format("dropped {} (last toolkit: {})", sm(*p.in.cc), acc->last_cuda->str()))
+                          : fmt::format("reaches {} only through {} PTX, which this driver cannot JIT", sm(*p.in.cc),
+                                        r.via->name());
+        p.toolkits.push_back(std::move(t));
+        continue;
+      }
+      if (r.how == compat::How::compatible_cubin) {
+        std::string older;  // every portable cubin of the GPU's major this toolkit builds
+        for (const auto& x : kb.toolkit_targets(cuda))
+          if (x.kind == compat::Target::Kind::cubin && x.variant == 0 && compat::target_fits(x, *p.in.cc))
+            older += (older.empty() ? "" : "/") + x.name();
+        reach = fmt::format("builds {} cubins, which run on {} (native {} from CUDA {})", older, sm(*p.in.cc), sm(*p.in.cc),
+                            acc->first_cuda.str());
+      }
+      else if (r.how == compat::How::ptx_jit)
+        reach = fmt::format("reaches {} only through {} PTX, JIT-compiled when a program loads (native from CUDA {})",
+                            sm(*p.in.cc), r.via->name(), acc->first_cuda.str());
+    }
+    if (const auto lowest = kb.minor_compat_floor(cuda.major());
+        p.gpu_last_branch && (lowest ? *lowest : *kb.min_driver_for_cuda(cuda)).major() > *p.gpu_last_branch) {
       t.fit = Fit::no;
       t.why = fmt::format("needs a driver newer than R{}, the last branch for {} GPUs", *p.gpu_last_branch, p.architecture);
     } else if (p.in.driver && !p.driver_runs_gpu) {
       t.fit = Fit::no;
-      t.why = driver_vs_gpu(p);
+      t.why = driver_vs_gpu(p, kb);
     } else if (p.in.driver) {
       switch (kb.driver_fit(*p.in.driver, cuda)) {
         case kb::DriverFit::native: break;
@@ -60,6 +69,7 @@ void plan_toolkits(Plan& p, const kb::KnowledgeBase& kb) {
         }
       }
     }
+    if (t.fit != Fit::no && !reach.empty()) t.why = t.why.empty() ? reach : reach + "; " + t.why;
     p.toolkits.push_back(std::move(t));
   }
 }
@@ -92,79 +102,37 @@ std::pair<const kb::FrameworkVariant*, std::string> stand_in(const kb::Framework
 
 void plan_build(Plan& p, const kb::KnowledgeBase& kb, const kb::Framework& f, const kb::FrameworkRelease& r,
                 const kb::FrameworkVariant& v) {
-  BuildLine b{f.name, f.display, r.version, v.cuda, v.install, Fit::works, "", false, "", false, !v.arch_status.empty(), false, {}};
-  std::optional<kb::KernelCoverage> cov;
-  if (p.in.cc) {
-    cov = kb::coverage(v, *p.in.cc);
-    if (!cov) {
-      const auto [other, label] = stand_in(f, r, v);
-      if (other) {
-        cov = kb::coverage(*other, *p.in.cc);
-        b.arch_inferred_from = label;
-      }
+  BuildLine b;
+  b.framework = f.name;
+  b.display = f.display;
+  b.release = r.version;
+  b.cuda = v.cuda;
+  b.install = v.install;
+  b.arch_unverified = !v.arch_status.empty();
+  auto kernels = kb::kernels(v);
+  if (p.in.cc && !kernels) {
+    const auto [other, label] = stand_in(f, r, v);
+    if (other) {
+      kernels = kb::kernels(*other);
+      b.arch_inferred_from = label;
     }
-    // A toolkit that cannot compile for this GPU cannot have put a cubin for it in the build;
-    // nor PTX, when the GPU is older than the toolkit supports. A GPU newer than the
-    // toolkit could only be reached by PTX JIT, which no framework relies on for it.
-    if (const auto* acc = kb.arch_cc(*p.in.cc); acc && !kb.toolkit_targets_cc(v.cuda, *p.in.cc)) {
-      if (!cov) b.why_no_toolkit = true;
-      if (!cov || v.cuda > acc->first_cuda) cov = kb::KernelCoverage{false, false};
-      else cov->cubin = false;
-    }
-    b.arch_unknown = !cov.has_value();
-    if (cov && !cov->covered()) {
-      b.fit = Fit::no;
-      if (!b.arch_inferred_from.empty())
-        b.why = fmt::format("no kernels for {} (as {}, whose list is published)", sm(*p.in.cc), b.arch_inferred_from);
-      else if (b.why_no_toolkit)
-        b.why = fmt::format("no kernels for {}: CUDA {} cannot compile for it", sm(*p.in.cc), v.cuda.str());
-      else
-        b.why = fmt::format("no kernels for {} (built for {})", sm(*p.in.cc), v.min_cc ? "≥ " + sm(*v.min_cc) : arch_list(v));
-      return p.builds.push_back(std::move(b));
-    }
-    b.ptx_only = cov && cov->ptx;
   }
-  const auto native = kb.min_driver_for_cuda(v.cuda);
-  const auto floor = kb.minor_compat_floor(v.cuda.major());
-  // What the driver must reach for this build: the GPU's own floor, then the runtime's
-  // (native when only PTX covers the GPU: minor-version compatibility cannot JIT it).
-  auto need = (b.ptx_only || !floor) ? *native : *floor;
-  if (p.gpu_min_driver) need = std::max(need, *p.gpu_min_driver);
-  if (p.gpu_last_branch && need.major() > *p.gpu_last_branch) {
-    b.fit = Fit::no;
-    b.why = fmt::format("needs driver ≥ {}, newer than R{}, the last branch for {} GPUs", need.str(), *p.gpu_last_branch,
-                        p.architecture);
-    return p.builds.push_back(std::move(b));
+  const auto fit = fit_build(kb, Machine{p.in.cc, p.in.driver, false}, v.cuda, kernels);
+  b.fit = fit.fit;
+  b.why = fit.why;
+  b.unlock_driver = fit.unlock_driver;
+  b.arch_unknown = fit.kernels_unknown;
+  b.why_no_toolkit = fit.toolkit_bound && fit.stop == Stop::kernels;
+  if (fit.kernels) {
+    b.ptx_only = fit.kernels->how == compat::How::ptx_jit;
+    b.runs_via = fit.kernels->describe();
+    b.same_major_cubin = fit.kernels->how == compat::How::compatible_cubin && fit.kernels->via;
   }
-  if (!p.in.driver) {
-    b.why = fmt::format("needs driver ≥ {}", need.str());
-    return p.builds.push_back(std::move(b));
-  }
-  if (!p.driver_runs_gpu) {
-    b.fit = Fit::no;
-    b.why = driver_vs_gpu(p);
-    if (!(p.gpu_last_branch && p.in.driver->major() > *p.gpu_last_branch)) b.unlock_driver = need;
-    return p.builds.push_back(std::move(b));
-  }
-  switch (kb.driver_fit(*p.in.driver, v.cuda)) {
-    case kb::DriverFit::native: break;
-    case kb::DriverFit::minor_compat:
-      if (b.ptx_only) {
-        b.fit = Fit::no;
-        b.why = fmt::format("reaches {} only through PTX, which minor-version compatibility cannot JIT; needs driver ≥ {}",
-                            sm(*p.in.cc), native->str());
-        b.unlock_driver = *native;
-      } else {
-        b.fit = Fit::works_compat;
-        b.why = fmt::format("through minor-version compatibility (driver ≥ {} for full support)", native->str());
-      }
-      break;
-    case kb::DriverFit::too_old:
-      b.fit = Fit::no;
-      b.why = fmt::format("needs driver ≥ {}", need.str());
-      b.unlock_driver = need;
-      break;
-  }
+  if (fit.stop == Stop::kernels && !b.arch_inferred_from.empty())
+    b.why = fmt::format("no kernels for {} (as {}, whose list is published)", sm(*p.in.cc), b.arch_inferred_from);
+  // A GPU the driver cannot run is the driver's to fix; a legacy GPU's branch is final.
+  if (fit.stop == Stop::driver_vs_gpu && p.gpu_last_branch && p.in.driver->major() > *p.gpu_last_branch)
+    b.unlock_driver.reset();
   p.builds.push_back(std::move(b));
 }
 
@@ -205,8 +173,6 @@ void plan_unlocks(Plan& p) {
 
 }  // namespace
 
-std::string sm(const util::Version& cc) { return fmt::format("sm_{}{}", cc.major(), cc.minor()); }
-
 Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
   Plan p;
   p.in = in;
@@ -228,7 +194,7 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
   }
   if (in.driver) {
     p.driver_max_cuda = kb.max_cuda_for_driver(*in.driver);
-    p.driver_runs_gpu = driver_vs_gpu(p).empty();
+    p.driver_runs_gpu = driver_vs_gpu(p, kb).empty();
   }
   plan_toolkits(p, kb);
   for (const auto& f : kb.frameworks()) {
@@ -243,12 +209,45 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
   plan_unlocks(p);
   const auto works = std::count_if(p.builds.begin(), p.builds.end(), [](const auto& b) { return b.fit != Fit::no; });
   if (!p.driver_runs_gpu)
-    p.headline = fmt::format("No build runs: {}.", driver_vs_gpu(p));
+    p.headline = fmt::format("No build runs: {}.", driver_vs_gpu(p, kb));
   else if (works == 0)
     p.headline = p.builds.empty() ? "No framework build matches the selection." : "No framework build in the knowledge base runs here.";
   else
     p.headline = fmt::format("{} of {} framework builds run here.", works, p.builds.size());
   return p;
+}
+
+const BuildLine* recommended(const Plan& p) {
+  for (const auto want : {Fit::works, Fit::works_compat})
+    for (const auto& b : p.builds)
+      if (b.fit == want) return &b;
+  return nullptr;
+}
+
+std::optional<BuildLine> recommended(const kb::KnowledgeBase& kb, const std::string& framework,
+                                     const std::vector<util::Version>& ccs, const std::optional<util::Version>& driver) {
+  std::vector<Plan> plans;
+  Inputs in;
+  in.framework = framework;
+  in.driver = driver;
+  if (ccs.empty()) plans.push_back(make_plan(in, kb));
+  for (const auto& cc : ccs) {
+    in.cc = cc;
+    plans.push_back(make_plan(in, kb));
+  }
+  const auto runs_everywhere = [&](const BuildLine& b) {
+    for (std::size_t i = 1; i < plans.size(); ++i) {
+      bool ok = false;
+      for (const auto& o : plans[i].builds)
+        ok = ok || (o.release == b.release && o.cuda == b.cuda && o.fit != Fit::no);
+      if (!ok) return false;
+    }
+    return true;
+  };
+  for (const auto want : {Fit::works, Fit::works_compat})
+    for (const auto& b : plans.front().builds)
+      if (b.fit == want && runs_everywhere(b)) return b;
+  return std::nullopt;
 }
 
 }  // namespace cudoctor::plan

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cudoctor/kb/kb.hpp"
+#include "cudoctor/plan/fit.hpp"
 
 namespace cudoctor::plan {
 
@@ -20,12 +21,11 @@ struct Inputs {
   std::string driver_source;         // "--driver", "/proc/driver/nvidia/version", …
 };
 
-enum class Fit { works, works_compat, no };
-
 struct ToolkitLine {
   util::Version cuda;  // major.minor
   Fit fit = Fit::no;
-  std::string why;     // for works_compat and no
+  std::string why;     // for works_compat and no, and how code built with it runs on the GPU
+  compat::How how = compat::How::none;  // how its best target runs on the GPU, none when unknown
 };
 
 struct BuildLine {
@@ -41,6 +41,8 @@ struct BuildLine {
   bool why_no_toolkit = false;     // no list at all, but its CUDA cannot compile for the GPU
   bool arch_unverified = false;  // the arch list is not from the release itself
   bool ptx_only = false;         // runs this GPU through PTX JIT only
+  std::string runs_via;          // "sm_86 cubin": the kernels the GPU runs, "" unknown or none
+  bool same_major_cubin = false; // runs through an older cubin of the GPU's major (sm_86 on sm_89)
   std::optional<util::Version> unlock_driver;  // the driver that would make it run, when only the driver stops it
 };
 
@@ -66,8 +68,14 @@ struct Plan {
 
 Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb);
 
-// "sm_89" for 8.9.
-std::string sm(const util::Version& cc);
+// The build to install: the newest release with a variant that runs natively, else the
+// newest that runs through minor-version compatibility; within a release, its newest CUDA.
+// nullptr when none runs.
+const BuildLine* recommended(const Plan& p);
+// The recommended build of one framework for a machine with these GPUs (every one must run
+// it) and this driver; nullptr when none runs or the framework is unknown.
+std::optional<BuildLine> recommended(const kb::KnowledgeBase& kb, const std::string& framework,
+                                     const std::vector<util::Version>& ccs, const std::optional<util::Version>& driver);
 
 }  // namespace cudoctor::plan
 

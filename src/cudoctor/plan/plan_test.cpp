@@ -32,7 +32,28 @@ TEST(Plan, ArticleLaptopOnDriver535) {
   EXPECT_EQ(toolkit(p, "11.8"), Fit::works);
   EXPECT_EQ(toolkit(p, "12.4"), Fit::works_compat);
   EXPECT_EQ(toolkit(p, "13.0"), Fit::no);
-  EXPECT_EQ(toolkit(p, "11.7"), Fit::no) << "11.7 cannot compile for sm_89";
+  // 11.7 cannot compile for sm_89, but its sm_86 cubins run there (Ada compatibility guide 1.2).
+  EXPECT_EQ(toolkit(p, "11.7"), Fit::works);
+  for (const auto& t : p.toolkits) {
+    if (t.cuda.str() == "11.7") {
+      EXPECT_NE(t.why.find("sm_80/sm_86/sm_87 cubins, which run on sm_89"), std::string::npos) << t.why;
+    }
+  }
+  // CUDA 10.2 has no sm_8x at all, but its compute_75 PTX is JIT-compiled for sm_89 by a driver that runs 10.2.
+  EXPECT_EQ(toolkit(p, "10.2"), Fit::works);
+  for (const auto& t : p.toolkits) {
+    if (t.cuda.str() == "10.2") {
+      EXPECT_NE(t.why.find("only through compute_75 PTX"), std::string::npos) << t.why;
+    }
+  }
+  // The README's example: torch 1.13 and 2.0 cu117 run on sm_89 through their sm_86 cubins.
+  for (const auto* release : {"1.13", "2.0"}) {
+    const auto* cu117 = build(p, "torch", release, "11.7");
+    ASSERT_NE(cu117, nullptr) << release;
+    EXPECT_EQ(cu117->fit, Fit::works) << release << ": " << cu117->why;
+    EXPECT_EQ(cu117->runs_via, "sm_86 cubin") << release;
+    EXPECT_TRUE(cu117->same_major_cubin);
+  }
   const auto* cu121 = build(p, "torch", "2.5", "12.1");
   ASSERT_NE(cu121, nullptr);
   EXPECT_EQ(cu121->fit, Fit::works);

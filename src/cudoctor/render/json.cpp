@@ -39,7 +39,8 @@ nlohmann::json finding_json(const rules::Finding& f) {
           {"title", f.title},
           {"detail", f.detail},
           {"evidence", f.evidence},
-          {"fix", {{"text", f.fix.text}, {"commands", f.fix.commands}}}};
+          {"fix", {{"text", f.fix.text}, {"commands", f.fix.commands}, {"checks", f.fix.checks}}},
+          {"follows_from", f.follows_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.follows_from)}};
 }
 
 std::string json(const report::Report& r, const Options&) {

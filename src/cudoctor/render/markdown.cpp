@@ -32,8 +32,8 @@ std::string markdown(const report::Report& r, const Options& o) {
   out += fmt::format("**Verdict:** {} {}\n\n", r.verdict.healthy ? "✅" : "❌", visible(r.verdict.summary));
   out += "| layer | | finding |\n|---|---|---|\n";
   for (const auto& f : r.findings)
-    out += fmt::format("| {} {} | {} | {} |\n", rules::to_string(f.layer), rules::layer_name(f.layer), mark(f.severity),
-                       cell(f.title));
+    out += fmt::format("| {} {} | {} | {}{} |\n", rules::to_string(f.layer), rules::layer_name(f.layer), mark(f.severity),
+                       cell(f.title), f.follows_from.empty() ? "" : fmt::format(" ↳ follows from `{}`", f.follows_from));
   bool header = false;
   for (const auto& f : r.findings) {
     if (f.severity != rules::Severity::error && f.severity != rules::Severity::warn) continue;
@@ -41,11 +41,17 @@ std::string markdown(const report::Report& r, const Options& o) {
     header = true;
     out += fmt::format("\n#### {} {} (`{}`, {})\n\n", mark(f.severity), visible(f.title), f.id,
                       rules::to_string(f.layer));
+    if (!f.follows_from.empty()) out += fmt::format("_Follows from `{}`._\n\n", f.follows_from);
     if (!f.detail.empty()) out += visible(f.detail) + "\n\n";
     if (!f.fix.text.empty()) out += "**Fix:** " + visible(f.fix.text) + "\n\n";
     if (!f.fix.commands.empty()) {
       out += "```sh\n";
       for (const auto& c : f.fix.commands) out += visible(c) + "\n";
+      out += "```\n\n";
+    }
+    if (!f.fix.checks.empty()) {
+      out += "**Check:**\n\n```sh\n";
+      for (const auto& c : f.fix.checks) out += visible(c) + "\n";
       out += "```\n\n";
     }
     if (!f.evidence.empty()) {

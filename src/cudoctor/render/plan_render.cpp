@@ -22,6 +22,7 @@ std::string paint(bool on, const char* code, const std::string& s) { return on ?
 std::string flags(const plan::BuildLine& b) {
   std::string s;
   if (b.ptx_only) s += " (through PTX JIT)";
+  if (b.same_major_cubin && b.fit != Fit::no) s += " (runs through its " + b.runs_via + "s)";
   if (b.arch_unknown) s += " (arch list not published)";
   if (!b.arch_inferred_from.empty() && b.fit != Fit::no) s += " (archs as " + visible(b.arch_inferred_from) + ")";
   if (b.arch_unverified) s += " (arch list unverified)";
@@ -94,9 +95,12 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
     i = j;
     std::vector<const plan::BuildLine*> shown = all ? variants : std::vector<const plan::BuildLine*>{best(variants)};
     for (const auto* b : shown) {
-      const auto detail = visible(b->fit == Fit::no ? b->why : b->install);
-      out += fmt::format("  {} {:<13} {:<8} {}{}\n", paint(c, colour(b->fit), mark(b->fit)), visible(b->release), variant_tag(*b),
-                         detail, flags(*b));
+      // The install command alone on its own line, so that it can be pasted; notes after it.
+      const auto notes = flags(*b);
+      out += fmt::format("  {} {:<13} {}{}\n", paint(c, colour(b->fit), mark(b->fit)), visible(b->release), variant_tag(*b),
+                         b->fit == Fit::no ? "  " + visible(b->why) + notes : notes);
+      if (b->fit == Fit::no) continue;
+      out += "      $ " + visible(b->install) + "\n";
       if (b->fit == Fit::works_compat) out += "      " + wrap(visible(b->why), k_plan_width - 6, "      ") + "\n";
     }
   }
@@ -134,6 +138,7 @@ std::string plan_json(const plan::Plan& p) {
                       {"why", b.why},
                       {"install", b.install},
                       {"ptx_only", b.ptx_only},
+                      {"runs_via", b.runs_via},
                       {"arch_unknown", b.arch_unknown},
                       {"arch_unverified", b.arch_unverified},
                       {"arch_inferred_from", b.arch_inferred_from},

@@ -45,8 +45,14 @@ void finding(std::string& out, const Finding& f, const report::Report& r, const 
   // before it is wrapped and painted, so it cannot add a line or move the cursor.
   const bool problem = f.severity == Severity::warn || f.severity == Severity::error;
   std::string title = visible(f.title);
-  if (problem && r.verdict.break_layer && f.layer > *r.verdict.break_layer)
-    title += fmt::format(" (above the {} break)", rules::to_string(*r.verdict.break_layer));
+  if (!f.follows_from.empty()) {
+    const Finding* cause = nullptr;
+    for (const auto& c : r.findings)
+      if (c.id == f.follows_from && !cause) cause = &c;
+    title += cause && cause->layer != f.layer ? fmt::format(" (follows from the {} {})", rules::to_string(cause->layer),
+                                                            f.follows_from == r.verdict.break_finding ? "break" : f.follows_from)
+                                              : fmt::format(" (follows from {})", f.follows_from);
+  }
   out += fmt::format("  {} {}\n", paint(colour(f.severity), symbol(f.severity)),
                      wrap(problem ? paint("1", title) : title, k_width - 4, "    "));
   const std::string pad = "      ";
@@ -58,6 +64,7 @@ void finding(std::string& out, const Finding& f, const report::Report& r, const 
       out += pad + paint("1", "fix: ") + wrap(visible(f.fix.text), k_width - pad.size() - 5, pad + "     ") + "\n";
     for (const auto& c : f.fix.commands) out += pad + "  $ " + visible(c) + "\n";
   }
+  for (const auto& c : f.fix.checks) out += pad + paint("1", "check: ") + "$ " + visible(c) + "\n";
 }
 
 }  // namespace

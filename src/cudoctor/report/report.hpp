@@ -1,6 +1,6 @@
 #pragma once
-// The report: the snapshot, the findings, and the verdict with the break point: the lowest
-// layer that has an error. Everything above it is reported but follows from it.
+// The report: the snapshot, the findings, and the verdict with the break point. The report,
+// not the rules, decides which finding follows from which (causes.hpp).
 #include <optional>
 
 #include "cudoctor/kb/kb.hpp"
@@ -24,8 +24,12 @@ struct Report {
 };
 
 Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb);
-// The verdict for a list of findings.
+// The verdict for a list of findings: the break is the most causal error (causes.hpp) of the
+// lowest layer that has an error.
 Verdict judge(const std::vector<rules::Finding>& findings);
+// Sets each finding's follows_from from the causal order; a consequence in a layer above its
+// cause gets "Fix <layer> first" instead of commands that would dead-end.
+void decide_causes(std::vector<rules::Finding>& findings);
 // 0 healthy, 1 broken: the command-line contract's exit codes.
 int exit_code(const Report& r);
 

@@ -576,7 +576,8 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
 
 }  // namespace
 
-std::vector<Finding> driver_rules(const Snapshot& snap, const kb::KnowledgeBase& kb) {
+std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBase& kb) {
+  const auto& snap = m.snap;
   std::vector<Finding> out;
   const View v(snap);
   if (snap.host.wsl.kind == "wsl1") return out;

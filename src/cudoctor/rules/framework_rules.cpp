@@ -4,7 +4,8 @@
 
 #include <set>
 
-#include "cudoctor/elf/fatbin.hpp"
+#include "cudoctor/compat/binary.hpp"
+#include "cudoctor/plan/plan.hpp"
 #include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/rules/rules.hpp"
 #include "cudoctor/util/version.hpp"
@@ -29,40 +30,22 @@ std::string label(const Framework& f, const PythonEnv& e) {
   return fmt::format("{} {} ({})", display(f.name), f.version, e.interpreter.empty() ? e.prefix : e.interpreter);
 }
 
-std::optional<util::Version> driver_version(const Snapshot& s) {
-  if (auto v = util::Version::parse(s.driver.kernel_module.version)) return v;
-  if (auto v = util::Version::parse(s.driver.nvml.driver_version)) return v;
-  return std::nullopt;
+// The install command of the build `plan` recommends for this machine: the same judgement, for
+// every GPU here (a build that runs on one GPU but not another is not recommended).
+std::string cuda_build_command(const view::Machine& m, const kb::KnowledgeBase& kb, const std::string& name) {
+  if (!kb.framework(name)) return "";
+  const auto b = plan::recommended(kb, name, m.ccs, m.driver.version);
+  return b ? b->install : "";
 }
 
-// The GPUs' compute capabilities: NVML's, else the knowledge base's for the PCI id.
-std::vector<util::Version> gpu_ccs(const Snapshot& s, const kb::KnowledgeBase& kb) {
-  std::vector<util::Version> out;
-  for (const auto& g : s.gpus) {
-    std::optional<util::Version> cc;
-    if (g.nvml) cc = util::Version::parse(g.nvml->compute_capability);
-    if (!cc && !g.pci.address.empty())
-      if (const auto* m = kb.gpu_by_pci_id(g.pci.device_id)) cc = m->cc;
-    if (cc && std::find(out.begin(), out.end(), *cc) == out.end()) out.push_back(*cc);
-  }
-  return out;
-}
-
-// The install command of the newest build that fits this machine (driver, GPU), from the kb.
-std::string cuda_build_command(const Snapshot& s, const kb::KnowledgeBase& kb, const std::string& name) {
-  const auto* fw = kb.framework(name);
-  if (!fw) return "";
-  const auto driver = driver_version(s);
-  const auto ccs = gpu_ccs(s, kb);
-  for (const auto& r : fw->releases)
-    for (const auto& v : r.variants) {
-      if (driver && kb.driver_fit(*driver, v.cuda) == kb::DriverFit::too_old) continue;
-      bool covers = true;
-      for (const auto& cc : ccs)
-        if (const auto k = kb::coverage(v, cc); k && !k->covered()) covers = false;
-      if (covers) return v.install;
-    }
-  return "";
+// The kernels found in the framework's own binaries, nullopt when none were read.
+std::optional<kb::Kernels> found_kernels(const Framework& f) {
+  if (f.sm_archs.empty() && f.ptx_archs.empty()) return std::nullopt;
+  kb::Kernels k;
+  for (const auto* list : {&f.sm_archs, &f.ptx_archs})
+    for (const auto& a : *list)
+      if (const auto t = compat::parse_target(a)) k.targets.push_back(*t);
+  return k;
 }
 
 std::vector<std::string> lib_evidence(const Framework& f) {
@@ -73,14 +56,95 @@ std::vector<std::string> lib_evidence(const Framework& f) {
   return ev;
 }
 
+// The build against this machine's GPUs and driver: plan::fit_build, the judgement `plan` shows.
+// Returns whether it found the build unable to run.
+bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Framework& f, const std::string& who,
+                 const std::vector<std::string>& base_ev, std::vector<Finding>& out) {
+  const auto cuda = util::Version::parse(f.cuda.find('.') == std::string::npos ? f.cuda + ".0" : f.cuda);
+  if (!cuda || !kb.min_driver_for_cuda(*cuda)) return false;
+  const auto kernels = found_kernels(f);
+  std::vector<util::Version> ccs = m.ccs;
+  if (ccs.empty()) ccs.emplace_back();  // no GPU known: the driver alone
+  bool driver_reported = false;
+  bool broken = false;
+  for (const auto& cc : ccs) {
+    const std::optional<util::Version> gpu = cc.parts.empty() ? std::nullopt : std::optional(cc);
+    auto fit = plan::fit_build(kb, plan::Machine{gpu, m.driver.version, m.jit_disabled}, *cuda, gpu ? kernels : std::nullopt);
+    // Without its binaries' kernels, only the driver's half of the judgement is a fact.
+    if (fit.stop == plan::Stop::kernels && !kernels)
+      fit = plan::fit_build(kb, plan::Machine{std::nullopt, m.driver.version, m.jit_disabled}, *cuda, std::nullopt);
+    const auto install = cuda_build_command(m, kb, f.name);
+    switch (fit.stop) {
+      case plan::Stop::none:
+      case plan::Stop::driver_vs_gpu: break;  // L1 reports a driver that cannot run the GPU
+      case plan::Stop::kernels: {
+        // Only what its binaries show: without them, what its CUDA can compile is a bound, not a fact.
+        if (!kernels) break;
+        auto x = make_finding("framework-no-kernels-for-gpu");
+        x.title = fmt::format("{} has no kernels for {} (compute capability {})", who, plan::sm(*gpu), gpu->str());
+        x.detail = fmt::format("Its binaries carry {} and PTX {}: nothing that runs on this GPU. Kernels fail with "
+                               "\"no kernel image is available for execution on the device\".",
+                               f.sm_archs.empty() ? "no cubins" : fmt::format("cubins for {}", fmt::join(f.sm_archs, " ")),
+                               f.ptx_archs.empty() ? "none" : fmt::format("{}", fmt::join(f.ptx_archs, " ")));
+        x.evidence = base_ev;
+        x.fix = {"Install a build whose architecture list includes this GPU.",
+                 install.empty() ? std::vector<std::string>{} : std::vector<std::string>{install}};
+        out.push_back(std::move(x));
+        broken = true;
+        break;
+      }
+      case plan::Stop::ptx_jit: {
+        auto x = make_finding("framework-ptx-jit-unavailable");
+        x.title = fmt::format("{} {}", who, fit.why);
+        x.detail = fmt::format("Its binaries have no cubin for {}, only PTX, which the driver must JIT-compile when the "
+                               "program loads. Kernels fail with \"the provided PTX was compiled with an unsupported "
+                               "toolchain\" or \"no kernel image is available\".",
+                               plan::sm(*gpu));
+        x.evidence = base_ev;
+        x.evidence.push_back(fmt::format("{}; driver {}", fit.kernels && fit.kernels->ptx_denied
+                                                            ? "PTX " + fit.kernels->ptx_denied->name()
+                                                            : std::string("PTX only"),
+                                         m.driver.version ? m.driver.version->str() : "?"));
+        x.fix = {fit.unlock_driver ? fmt::format("Upgrade the driver to ≥ {}, or install a build with cubins for {}.",
+                                                 fit.unlock_driver->str(), plan::sm(*gpu))
+                                   : fmt::format("Install a build with cubins for {}.", plan::sm(*gpu)),
+                 install.empty() ? std::vector<std::string>{} : std::vector<std::string>{install}};
+        out.push_back(std::move(x));
+        broken = true;
+        break;
+      }
+      case plan::Stop::gpu_branch:
+      case plan::Stop::driver_too_old: {
+        if (driver_reported) break;
+        driver_reported = true;
+        const bool branch = fit.stop == plan::Stop::gpu_branch;
+        auto x = make_finding(branch ? "framework-cuda-beyond-gpu-branch" : "framework-cuda-too-new-for-driver");
+        x.title = branch ? fmt::format("{} is built for CUDA {}, which {}", who, f.cuda, fit.why)
+                         : fmt::format("{} is built for CUDA {}, which needs driver ≥ {}; this driver is {}", who, f.cuda,
+                                       fit.need.str(), m.driver.version->str());
+        x.detail = "CUDA initialisation fails with error 35; torch.cuda.is_available() is False.";
+        x.evidence = base_ev;
+        if (m.driver.version)
+          x.evidence.push_back(fmt::format("driver {} ({})", m.driver.version->str(), view::to_string(m.driver.witness)));
+        x.fix = {branch ? "Install a build for a CUDA that this GPU's last driver branch supports."
+                        : "Install the build for an older CUDA, or upgrade the driver.",
+                 install.empty() ? std::vector<std::string>{} : std::vector<std::string>{install}};
+        out.push_back(std::move(x));
+        broken = true;
+        break;
+      }
+    }
+  }
+  return broken;
+}
+
 }  // namespace
 
-std::vector<Finding> framework_rules(const Snapshot& s, const kb::KnowledgeBase& kb) {
+std::vector<Finding> framework_rules(const view::Machine& m, const kb::KnowledgeBase& kb) {
+  const auto& s = m.snap;
   std::vector<Finding> out;
   const auto& py = s.python;
   const bool nvidia = !s.gpus.empty() || !s.driver.kernel_module.version.empty();
-  const auto driver = driver_version(s);
-  const auto ccs = gpu_ccs(s, kb);
   std::size_t count = 0;
   for (const auto& env : py.envs)
     for (const auto& f : env.frameworks) {
@@ -94,7 +158,7 @@ std::vector<Finding> framework_rules(const Snapshot& s, const kb::KnowledgeBase&
         x.title = fmt::format("{} is a ROCm (AMD) build", who);
         x.detail = "A ROCm build drives AMD GPUs through HIP; it cannot use an NVIDIA GPU.";
         x.evidence = base_ev;
-        const auto cmd = cuda_build_command(s, kb, f.name);
+        const auto cmd = cuda_build_command(m, kb, f.name);
         x.fix = {"Install a CUDA build in this environment.", cmd.empty() ? std::vector<std::string>{} : std::vector<std::string>{cmd}};
         out.push_back(std::move(x));
         continue;
@@ -108,7 +172,7 @@ std::vector<Finding> framework_rules(const Snapshot& s, const kb::KnowledgeBase&
         if (env.kind == "system")
           x.detail += " It comes from the distribution's package, which is built for the CPU.";
         x.evidence = base_ev;
-        const auto cmd = cuda_build_command(s, kb, f.name);
+        const auto cmd = cuda_build_command(m, kb, f.name);
         std::vector<std::string> cmds;
         if (env.kind == "system") {
           cmds.push_back("python3 -m venv ~/.venvs/gpu && . ~/.venvs/gpu/bin/activate");
@@ -176,43 +240,7 @@ std::vector<Finding> framework_rules(const Snapshot& s, const kb::KnowledgeBase&
         x.evidence = lib_evidence(f);
         out.push_back(std::move(x));
       }
-      if (driver && !f.cuda.empty()) {
-        const auto cuda = util::Version::parse(f.cuda.find('.') == std::string::npos ? f.cuda + ".0" : f.cuda);
-        if (cuda && kb.min_driver_for_cuda(*cuda) && kb.driver_fit(*driver, *cuda) == kb::DriverFit::too_old) {
-          auto x = make_finding("framework-cuda-too-new-for-driver");
-          const auto floor = kb.minor_compat_floor(cuda->major());
-          x.title = fmt::format("{} is built for CUDA {}, which needs driver ≥ {}; this driver is {}", who, f.cuda,
-                                (floor ? *floor : *kb.min_driver_for_cuda(*cuda)).str(), driver->str());
-          x.detail = "CUDA initialisation fails with error 35; torch.cuda.is_available() is False.";
-          x.evidence = base_ev;
-          x.evidence.push_back("driver " + driver->str());
-          const auto cmd = cuda_build_command(s, kb, f.name);
-          x.fix = {"Upgrade the driver, or install the build for an older CUDA.", cmd.empty() ? std::vector<std::string>{"cudoctor plan"} : std::vector<std::string>{cmd, "cudoctor plan"}};
-          out.push_back(std::move(x));
-          broken = true;
-        }
-      }
-      if (!f.sm_archs.empty() || !f.ptx_archs.empty()) {
-        elf::Fatbin fb;
-        for (const auto& a : f.sm_archs)
-          fb.entries.push_back({elf::FatbinEntry::Kind::cubin, std::atoi(a.c_str() + 3), a.back() == 'a' || a.back() == 'f' ? std::string(1, a.back()) : "", false, 0, 2});
-        for (const auto& a : f.ptx_archs)
-          fb.entries.push_back({elf::FatbinEntry::Kind::ptx, std::atoi(a.c_str() + 8), "", false, 0, 1});
-        for (const auto& cc : ccs)
-          if (!elf::can_run(fb, cc.major(), cc.minor()).runs) {
-            auto x = make_finding("framework-no-kernels-for-gpu");
-            x.title = fmt::format("{} has no kernels for sm_{}{} (compute capability {})", who, cc.major(), cc.minor(), cc.str());
-            x.detail = fmt::format("Its binaries carry {} and PTX {}: nothing that runs on this GPU. Kernels fail with "
-                                   "\"no kernel image is available for execution on the device\".",
-                                   f.sm_archs.empty() ? "no cubins" : fmt::format("cubins for {}", fmt::join(f.sm_archs, " ")),
-                                   f.ptx_archs.empty() ? "none" : fmt::format("{}", fmt::join(f.ptx_archs, " ")));
-            x.evidence = base_ev;
-            const auto cmd = cuda_build_command(s, kb, f.name);
-            x.fix = {"Install a build whose architecture list includes this GPU.", cmd.empty() ? std::vector<std::string>{"cudoctor plan"} : std::vector<std::string>{cmd}};
-            out.push_back(std::move(x));
-            broken = true;
-          }
-      }
+      if (!f.cuda.empty()) broken = judge_build(m, kb, f, who, base_ev, out) || broken;
       // A bundled nvidia-* wheel older than the framework's pin.
       for (const auto& req : f.requires_nvidia) {
         const auto eq = req.find("==");

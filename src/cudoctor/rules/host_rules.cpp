@@ -15,7 +15,8 @@ bool is_driver_source(const std::string& path) {
 
 }  // namespace
 
-std::vector<Finding> host_rules(const snapshot::Snapshot& snap) {
+std::vector<Finding> host_rules(const view::Machine& m) {
+  const auto& snap = m.snap;
   std::vector<Finding> out;
   const auto& h = snap.host;
   {

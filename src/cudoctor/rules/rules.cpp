@@ -5,14 +5,15 @@
 namespace cudoctor::rules {
 
 std::vector<Finding> run_all(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb) {
-  auto out = host_rules(snap);
-  auto driver = driver_rules(snap, kb);
+  const auto m = view::derive(snap, kb);
+  auto out = host_rules(m);
+  auto driver = driver_rules(m, kb);
   out.insert(out.end(), driver.begin(), driver.end());
-  auto toolkit = toolkit_rules(snap, kb);
+  auto toolkit = toolkit_rules(m, kb);
   out.insert(out.end(), toolkit.begin(), toolkit.end());
-  auto frameworks = framework_rules(snap, kb);
+  auto frameworks = framework_rules(m, kb);
   out.insert(out.end(), frameworks.begin(), frameworks.end());
-  auto runtime = runtime_rules(snap, kb);
+  auto runtime = runtime_rules(m, kb);
   out.insert(out.end(), runtime.begin(), runtime.end());
   // Layer order, keeping each family's causal order within a layer.
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.layer < b.layer; });

@@ -5,15 +5,18 @@
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/rules/finding.hpp"
 #include "cudoctor/snapshot/snapshot.hpp"
+#include "cudoctor/view/machine.hpp"
 
 namespace cudoctor::rules {
 
-std::vector<Finding> host_rules(const snapshot::Snapshot& snap);
-std::vector<Finding> driver_rules(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
-
-std::vector<Finding> toolkit_rules(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
-std::vector<Finding> framework_rules(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
-std::vector<Finding> runtime_rules(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
+// Each family judges one layer (host_rules L0 and unreadable facts, driver_rules L1,
+// toolkit_rules L2, framework_rules L3, runtime_rules L4 and L5) from the machine's derived
+// view (m.snap is the snapshot itself) and the knowledge base.
+std::vector<Finding> host_rules(const view::Machine& m);
+std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
+std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
+std::vector<Finding> framework_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
+std::vector<Finding> runtime_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
 
 // Every family in layer order.
 std::vector<Finding> run_all(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);

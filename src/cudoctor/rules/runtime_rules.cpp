@@ -405,7 +405,8 @@ void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<F
 
 }  // namespace
 
-std::vector<Finding> runtime_rules(const Snapshot& s, const kb::KnowledgeBase& kb) {
+std::vector<Finding> runtime_rules(const view::Machine& m, const kb::KnowledgeBase& kb) {
+  const auto& s = m.snap;
   std::vector<Finding> out;
   if (!s.runtime.ran) {
     if (!s.runtime.not_run_reason.empty()) {

@@ -29,20 +29,12 @@ const Toolkit* toolkit_of(const Snapshot& s, const std::string& path) {
   return nullptr;
 }
 
-std::optional<util::Version> driver_version(const Snapshot& s) {
-  if (auto v = util::Version::parse(s.driver.kernel_module.version)) return v;
-  if (auto v = util::Version::parse(s.driver.nvml.driver_version)) return v;
-  for (const auto& l : s.driver.libraries)
-    if (l.soname == "libcuda.so.1")
-      if (auto v = util::Version::parse(l.version)) return v;
-  return std::nullopt;
-}
-
 std::string env_fix(const Toolkit& t) { return fmt::format("eval \"$(cudoctor env {})\"", t.root); }
 
 }  // namespace
 
-std::vector<Finding> toolkit_rules(const Snapshot& s, const kb::KnowledgeBase& kb) {
+std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBase& kb) {
+  const auto& s = m.snap;
   std::vector<Finding> out;
   const auto& tf = s.toolkit;
   // The stub on the loader's path breaks every CUDA program, toolkit or not.
@@ -75,7 +67,7 @@ std::vector<Finding> toolkit_rules(const Snapshot& s, const kb::KnowledgeBase& k
       f.fix = {"Point it at an installed toolkit.", {fmt::format("sudo ln -sfn {} /usr/local/cuda", tf.toolkits.front().root)}};
     out.push_back(std::move(f));
   }
-  const auto driver = driver_version(s);
+  const auto& driver = m.driver.version;
   const Toolkit* path_toolkit = nullptr;  // the toolkit of the nvcc that runs
   for (const auto& t : tf.toolkits)
     for (const auto& how : t.found_by)
