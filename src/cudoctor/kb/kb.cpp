@@ -1,5 +1,6 @@
 #include "cudoctor/kb/kb.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -146,6 +147,34 @@ std::vector<Architecture> parse_archs(const std::string& file, const json& doc) 
   return out;
 }
 
+// The minor version of a CPython "3.N" as the data writes it (no leading zeros); nullopt otherwise.
+std::optional<int> python_minor(const std::string& text) {
+  if (!text.starts_with("3.")) return std::nullopt;
+  const auto digits = text.substr(2);
+  if (digits.empty() || digits.size() > 3 || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
+  for (const char c : digits)
+    if (c < '0' || c > '9') return std::nullopt;
+  return std::stoi(digits);
+}
+
+// A release's "python" list: "3.N" entries, oldest first, each once. Absent means unknown, so an
+// empty list is an error rather than a second way to say it.
+std::vector<std::string> parse_python(const Reader& r) {
+  const auto& list = r["python"];
+  if (!list.is_array() || list.empty()) r.fail("\"python\" must be a non-empty list (leave it out when unknown)");
+  std::vector<std::string> out;
+  int last = -1;
+  for (const auto& p : list) {
+    const auto text = p.is_string() ? p.get<std::string>() : p.dump();
+    const auto minor = p.is_string() ? python_minor(text) : std::nullopt;
+    if (!minor) r.fail("\"python\" entry is not a CPython minor version \"3.N\": '" + text + "'");
+    if (*minor <= last) r.fail("\"python\" is not oldest first without repeats at '" + text + "'");
+    last = *minor;
+    out.push_back(text);
+  }
+  return out;
+}
+
 std::vector<Framework> parse_frameworks(const std::string& file, const json& doc) {
   std::vector<Framework> out;
   std::size_t i = 0;
@@ -162,6 +191,7 @@ std::vector<Framework> parse_frameworks(const std::string& file, const json& doc
       rel.note = r.opt_str("note");
       rel.status = r.opt_str("status");
       rel.sources = r.sources();
+      if (r.has("python")) rel.python = parse_python(r);
       if (!r.has("variants") || !r["variants"].is_array() || r["variants"].empty()) r.fail("needs \"variants\"");
       std::size_t n = 0;
       for (const auto& vj : r["variants"]) {
@@ -253,6 +283,12 @@ std::optional<KnowledgeBase>& override_slot() {
   return slot;
 }
 }  // namespace
+
+std::optional<bool> supports_python(const FrameworkRelease& release, const util::Version& python) {
+  if (release.python.empty()) return std::nullopt;
+  const auto wanted = std::to_string(python.major()) + "." + std::to_string(python.minor());
+  return std::find(release.python.begin(), release.python.end(), wanted) != release.python.end();
+}
 
 const KnowledgeBase& builtin() {
   if (override_slot()) return *override_slot();

@@ -85,7 +85,12 @@ struct FrameworkRelease {
   std::string note;
   std::string status;
   std::vector<std::string> sources;
+  std::vector<std::string> python;  // CPython minor versions with published wheels, oldest first; empty = unknown
 };
+
+// Whether the release publishes wheels for this Python (its major.minor; the patch is ignored).
+// nullopt when the knowledge base does not know the release's Python versions.
+std::optional<bool> supports_python(const FrameworkRelease& release, const util::Version& python);
 
 struct Framework {
   std::string name;     // "torch"

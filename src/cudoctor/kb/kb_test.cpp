@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "cudoctor/kb/embedded.hpp"
 
@@ -59,6 +60,63 @@ TEST(Kb, ConsistencyProblemsAreNamed) {
   const auto p = kb->problems();
   ASSERT_FALSE(p.empty());
   EXPECT_NE(p.front().find("listed twice"), std::string::npos);
+}
+
+// frameworks.json with one torch release whose "python" member is the given JSON (none: no member).
+std::string one_torch_release(const std::string& python) {
+  return R"({"frameworks": [{"name": "torch", "display": "PyTorch", "releases": [{"version": "2.4", )" +
+         (python.empty() ? std::string() : "\"python\": " + python + ", ") +
+         R"("variants": [{"cuda": "12.4", "install": "pip"}], "source": "https://a/"}]}]})";
+}
+
+TEST(Kb, PythonVersionsAreCheckedOnLoad) {
+  const auto absent = KnowledgeBase::load(files_with("frameworks.json", one_torch_release("")));
+  ASSERT_TRUE(absent) << absent.error();
+  EXPECT_TRUE(absent->framework("torch")->releases.front().python.empty());
+  const auto good = KnowledgeBase::load(files_with("frameworks.json", one_torch_release(R"(["3.9", "3.10"])")));
+  ASSERT_TRUE(good) << good.error();
+  EXPECT_EQ(good->framework("torch")->releases.front().python, (std::vector<std::string>{"3.9", "3.10"}));
+  const auto bare = KnowledgeBase::load(files_with("frameworks.json", one_torch_release(R"(["3.9", "3"])")));
+  ASSERT_FALSE(bare);
+  EXPECT_EQ(bare.error(),
+            "frameworks.json torch release record 0: \"python\" entry is not a CPython minor version \"3.N\": '3'");
+  const auto word = KnowledgeBase::load(files_with("frameworks.json", one_torch_release(R"(["three"])")));
+  ASSERT_FALSE(word);
+  EXPECT_EQ(word.error(),
+            "frameworks.json torch release record 0: \"python\" entry is not a CPython minor version \"3.N\": 'three'");
+  for (const char* bad :
+       {R"(["3.10", "3.9"])", R"(["3.9", "3.9"])", R"(["3.09"])", R"(["2.7"])", R"([3.9])", "[]", R"("3.9")"}) {
+    const auto r = KnowledgeBase::load(files_with("frameworks.json", one_torch_release(bad)));
+    ASSERT_FALSE(r) << bad;
+    EXPECT_TRUE(r.error().starts_with("frameworks.json torch release record 0: \"python\"")) << r.error();
+  }
+}
+
+TEST(KbQueries, PythonSupport) {
+  const auto& kb = builtin();
+  const auto release = [&](const char* framework, const char* version) -> const FrameworkRelease& {
+    for (const auto& r : kb.framework(framework)->releases)
+      if (r.version == version) return r;
+    throw std::logic_error(std::string("no release ") + framework + " " + version);
+  };
+  EXPECT_EQ(supports_python(release("torch", "2.4"), v("3.8")), true) << "2.4 is the last with Python 3.8";
+  EXPECT_EQ(supports_python(release("torch", "2.5"), v("3.8")), false);
+  EXPECT_EQ(supports_python(release("torch", "2.5"), v("3.12.4")), true) << "the patch level is ignored";
+  EXPECT_EQ(supports_python(release("torch", "1.13"), v("3.7")), true);
+  EXPECT_EQ(supports_python(release("tensorflow", "2.21"), v("3.9")), false);
+  EXPECT_EQ(supports_python(release("torch", "2.4"), v("2.7")), false);
+  EXPECT_EQ(supports_python(release("jax", "cuda12"), v("3.12")), std::nullopt) << "no python list: unknown";
+  EXPECT_EQ(supports_python(FrameworkRelease{}, v("3.12")), std::nullopt);
+  // Every torch and TensorFlow release has a list, and each of its entries answers yes.
+  for (const auto& f : kb.frameworks())
+    for (const auto& r : f.releases) {
+      if (f.name == "torch" || f.name == "tensorflow") {
+        EXPECT_FALSE(r.python.empty()) << f.name << " " << r.version;
+      }
+      for (const auto& py : r.python) {
+        EXPECT_EQ(supports_python(r, v(py.c_str())), true) << f.name << " " << r.version;
+      }
+    }
 }
 
 TEST(KbQueries, DriverAgainstRuntime) {
