@@ -130,6 +130,14 @@ void plan_build(Plan& p, const kb::KnowledgeBase& kb, const kb::Framework& f, co
   }
   if (fit.stop == Stop::kernels && !b.arch_inferred_from.empty())
     b.why = fmt::format("no kernels for {} (as {}, whose list is published)", sm(*p.in.cc), b.arch_inferred_from);
+  // A release with no wheel for this Python cannot be installed into it, whatever the GPU.
+  if (p.in.python && kb::supports_python(r, *p.in.python) == false) {
+    b.fit = Fit::no;
+    b.no_wheel_for_python = true;
+    b.unlock_driver.reset();
+    b.why = fmt::format("no wheel for Python {}.{} (wheels for {}–{})", p.in.python->major(), p.in.python->minor(),
+                        r.python.front(), r.python.back());
+  }
   // A GPU the driver cannot run is the driver's to fix; a legacy GPU's branch is final.
   if (fit.stop == Stop::driver_vs_gpu && p.gpu_last_branch && p.in.driver->major() > *p.gpu_last_branch)
     b.unlock_driver.reset();
@@ -225,11 +233,13 @@ const BuildLine* recommended(const Plan& p) {
 }
 
 std::optional<BuildLine> recommended(const kb::KnowledgeBase& kb, const std::string& framework,
-                                     const std::vector<util::Version>& ccs, const std::optional<util::Version>& driver) {
+                                     const std::vector<util::Version>& ccs, const std::optional<util::Version>& driver,
+                                     const std::optional<util::Version>& python) {
   std::vector<Plan> plans;
   Inputs in;
   in.framework = framework;
   in.driver = driver;
+  in.python = python;
   if (ccs.empty()) plans.push_back(make_plan(in, kb));
   for (const auto& cc : ccs) {
     in.cc = cc;

@@ -19,6 +19,7 @@ struct Inputs {
   std::string framework_version;     // "" all, else a release prefix ("2.5")
   std::string gpu_source;            // where the GPU came from: "--gpu", "NVML", "pci.ids"
   std::string driver_source;         // "--driver", "/proc/driver/nvidia/version", …
+  std::optional<util::Version> python;  // the Python the build is for (3.11); builds with no wheel for it do not fit
 };
 
 struct ToolkitLine {
@@ -40,6 +41,7 @@ struct BuildLine {
   std::string arch_inferred_from;  // the build whose published list stood in for this one's
   bool why_no_toolkit = false;     // no list at all, but its CUDA cannot compile for the GPU
   bool arch_unverified = false;  // the arch list is not from the release itself
+  bool no_wheel_for_python = false;  // the release publishes no wheel for Inputs::python
   bool ptx_only = false;         // runs this GPU through PTX JIT only
   std::string runs_via;          // "sm_86 cubin": the kernels the GPU runs, "" unknown or none
   bool same_major_cubin = false; // runs through an older cubin of the GPU's major (sm_86 on sm_89)
@@ -75,7 +77,8 @@ const BuildLine* recommended(const Plan& p);
 // The recommended build of one framework for a machine with these GPUs (every one must run
 // it) and this driver; nullptr when none runs or the framework is unknown.
 std::optional<BuildLine> recommended(const kb::KnowledgeBase& kb, const std::string& framework,
-                                     const std::vector<util::Version>& ccs, const std::optional<util::Version>& driver);
+                                     const std::vector<util::Version>& ccs, const std::optional<util::Version>& driver,
+                                     const std::optional<util::Version>& python = std::nullopt);
 
 }  // namespace cudoctor::plan
 

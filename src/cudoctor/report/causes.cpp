@@ -20,7 +20,6 @@ constexpr CauseRow k_causes[] = {
     {"nvidia-module-not-loaded", "nouveau-bound", "nouveau holds the GPU"},
     {"uvm-module-not-loaded", "nvidia-module-not-loaded", "nvidia-uvm needs nvidia"},
     {"device-nodes-missing", "nvidia-module-not-loaded", "the module creates the nodes"},
-    {"device-nodes-missing", "uvm-module-not-loaded", "/dev/nvidia-uvm comes with nvidia-uvm"},
     {"gpu-count-mismatch", "gpu-not-bound", "NVML counts the GPUs the module took"},
     {"gpu-count-mismatch", "driver-too-old-for-gpu", "NVML counts the GPUs the module took"},
     {"gpu-count-mismatch", "driver-too-new-for-gpu", "NVML counts the GPUs the module took"},

@@ -121,7 +121,8 @@ void decide_causes(std::vector<rules::Finding>& findings) {
         cause = &c2;
         break;
       }
-    if (!cause || cause->layer == f.layer) continue;  // within a layer both fixes are shown in order
+    // Within a layer both fixes are shown in order; a warning below does not stop this fix working.
+    if (!cause || cause->layer == f.layer || cause->severity != Severity::error) continue;
     f.fix.text = fmt::format("Fix {} first: {}.", rules::to_string(cause->layer), cause->title);
     f.fix.commands.clear();
   }

@@ -19,6 +19,7 @@ using snapshot::Snapshot;
 // What every L1 rule needs to know about the machine, derived once.
 struct View {
   const Snapshot& snap;
+  std::optional<util::Version> driver;  // view::Machine's: one witness for every rule
   bool in_container = false;
   bool wsl2 = false;
   bool nvidia_loaded = false;  // the kernel says so: /proc/modules or /proc/driver/nvidia
@@ -144,13 +145,15 @@ void no_gpu_rule(const View& v, std::vector<Finding>& out) {
 // The driver branch against the GPU's architecture, from the knowledge base: a GPU newer
 // than the driver, or an old GPU whose last driver branch has passed, is never bound.
 bool driver_vs_gpu_rule(const View& v, const Gpu& g, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
-  const auto driver = util::Version::parse(v.snap.driver.kernel_module.version);
+  const auto& driver = v.driver;
   const auto* model = kb.gpu_by_pci_id(g.pci.device_id);
   if (!driver || !model) return false;
+  const auto mismatch = kb.driver_vs_cc(*driver, model->cc);
+  if (!mismatch) return false;
   const auto* arch = kb.architecture_of(model->cc);
-  const auto need = kb.min_driver_for_cc(model->cc);
+  const auto need = mismatch->need;
   const auto cc = fmt::format("compute capability {}", model->cc.str());
-  if (need && *driver < *need) {
+  if (mismatch->too_old) {
     auto f = make_finding("driver-too-old-for-gpu");
     f.title = fmt::format("Driver {} is older than GPU {} ({} needs ≥ {})", driver->str(), gpu_label(g), cc, need->str());
     f.detail = fmt::format("{} GPUs arrived with CUDA {}; no driver before {} can drive them, so the module leaves the GPU "
@@ -163,7 +166,7 @@ bool driver_vs_gpu_rule(const View& v, const Gpu& g, const kb::KnowledgeBase& kb
     out.push_back(std::move(f));
     return true;
   }
-  if (arch && arch->last_driver_branch && driver->major() > *arch->last_driver_branch) {
+  {
     auto f = make_finding("driver-too-new-for-gpu");
     f.title = fmt::format("Driver {} no longer supports GPU {} ({}: last branch R{})", driver->str(), gpu_label(g),
                           arch->name, *arch->last_driver_branch);
@@ -176,7 +179,6 @@ bool driver_vs_gpu_rule(const View& v, const Gpu& g, const kb::KnowledgeBase& kb
     out.push_back(std::move(f));
     return true;
   }
-  return false;
 }
 
 void binding_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
@@ -202,8 +204,9 @@ void binding_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findi
       f.fix = {"Remove the GPU's id from the vfio-pci.ids= kernel parameter or the vfio modprobe options and reboot.",
                {"grep -r vfio /etc/modprobe.d /proc/cmdline"}};
       out.push_back(std::move(f));
+    } else if (driver_vs_gpu_rule(v, *g, kb, out)) {
+      continue;  // whatever sysfs shows: this driver cannot run it (a container sees the host's binding)
     } else if (d.driver.empty() && v.nvidia_loaded && !v.in_container) {
-      if (driver_vs_gpu_rule(v, *g, kb, out)) continue;
       auto f = make_finding("gpu-not-bound");
       f.title = fmt::format("The nvidia module did not take GPU {}", gpu_label(*g));
       f.detail = "The module is loaded but no driver is bound to this GPU. Usually the driver is too old to know "
@@ -579,7 +582,8 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
 std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBase& kb) {
   const auto& snap = m.snap;
   std::vector<Finding> out;
-  const View v(snap);
+  View v(snap);
+  v.driver = m.driver.version;
   if (snap.host.wsl.kind == "wsl1") return out;
   if (v.wsl2) {
     if (const auto* dxg = v.node("/dev/dxg")) {

@@ -73,7 +73,7 @@ bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Fram
     // Without its binaries' kernels, only the driver's half of the judgement is a fact.
     if (fit.stop == plan::Stop::kernels && !kernels)
       fit = plan::fit_build(kb, plan::Machine{std::nullopt, m.driver.version, m.jit_disabled}, *cuda, std::nullopt);
-    const auto install = cuda_build_command(m, kb, f.name);
+    const auto install = fit.stop == plan::Stop::none ? std::string() : cuda_build_command(m, kb, f.name);
     switch (fit.stop) {
       case plan::Stop::none:
       case plan::Stop::driver_vs_gpu: break;  // L1 reports a driver that cannot run the GPU
