@@ -65,10 +65,34 @@ bool Machine::module_loaded(std::string_view name) const {
   return false;
 }
 
+bool Machine::has_tool(std::string_view name) const {
+  for (const auto& t : snap.host.tools)
+    if (t.name == name) return true;
+  return false;
+}
+
+bool Machine::is_like(std::string_view id) const {
+  return snap.host.os_id == id || has(snap.host.os_like, id);
+}
+
+const snapshot::EnvVar* Machine::nvidia_env(std::string_view name) const {
+  for (const auto& v : snap.host.nvidia_env)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+bool Machine::package_installed(std::string_view name) const {
+  for (const auto& p : snap.host.packages)
+    if (p.name == name) return true;
+  return false;
+}
+
+bool Machine::packages_known() const { return !snap.host.packages_known.empty(); }
+
 EnvKind Machine::env_kind(const snapshot::PythonEnv& e) const {
+  if (e.kind == "conda" || e.conda_meta) return EnvKind::conda;
   if (e.kind == "system") return EnvKind::system;
-  if (e.kind == "venv") return EnvKind::venv;
-  if (e.kind == "conda") return EnvKind::conda;
+  if (e.kind == "venv") return e.system_site_packages ? EnvKind::venv_system_site : EnvKind::venv;
   if (e.kind == "pyenv") return EnvKind::pyenv;
   if (e.kind == "given") return EnvKind::given;
   return EnvKind::other;
@@ -97,9 +121,10 @@ Machine derive(const snapshot::Snapshot& s, const kb::KnowledgeBase& kb) {
   m.container_kind = s.host.container.kind;
   m.wsl2 = s.host.wsl.kind == "wsl2";
   m.nvidia_loaded = m.module_loaded("nvidia") || !s.driver.kernel_module.version.empty();
+  if (const auto* jit = m.nvidia_env("CUDA_DISABLE_PTX_JIT")) m.jit_disabled = jit->value == "1";
   // The distribution family from os-release ID (ID_LIKE names the parents of derivatives).
-  const auto& id = s.host.os_id;
-  std::vector<std::string> like = {id};
+  std::vector<std::string> like = s.host.os_like;
+  like.insert(like.begin(), s.host.os_id);
   const auto family = [&](std::initializer_list<const char*> ids) {
     for (const auto* x : ids)
       if (has(like, x)) return true;

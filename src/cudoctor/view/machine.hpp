@@ -55,6 +55,16 @@ struct Machine {
   Initramfs initramfs = Initramfs::unknown;
 
   bool module_loaded(std::string_view name) const;
+  // Whether a helper program is installed (HostFacts::tools).
+  bool has_tool(std::string_view name) const;
+  // Whether os-release ID or ID_LIKE names this distribution.
+  bool is_like(std::string_view id) const;
+  // An NVIDIA or CUDA variable's value (HostFacts::nvidia_env), nullopt when unset.
+  const snapshot::EnvVar* nvidia_env(std::string_view name) const;
+  // Whether a distribution package is installed; false also when unknown (packages_known).
+  bool package_installed(std::string_view name) const;
+  // Whether the machine's package database was read, so that "not installed" means it.
+  bool packages_known() const;
   EnvKind env_kind(const snapshot::PythonEnv& e) const;
   // The environment's Python version (3.11), nullopt when unknown.
   std::optional<util::Version> python_version(const snapshot::PythonEnv& e) const;
