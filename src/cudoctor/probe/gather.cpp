@@ -7,6 +7,7 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
   snapshot::Snapshot snap;
   snap.host = probe_host(ctx);
   snap.host.tools = probe_tools(ctx);
+  probe_packages(ctx, snap.host);
 
   auto pci = probe_pci(ctx);
   snap.driver.pci_listed = pci.listed;
