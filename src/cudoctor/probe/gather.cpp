@@ -6,6 +6,8 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
   Context ctx(sys, options);
   snapshot::Snapshot snap;
   snap.host = probe_host(ctx);
+  snap.host.tools = probe_tools(ctx);
+  probe_packages(ctx, snap.host);
 
   auto pci = probe_pci(ctx);
   snap.driver.pci_listed = pci.listed;

@@ -24,6 +24,8 @@ void read_os_release(Context& ctx, snapshot::HostFacts& host) {
     if (key == "ID") host.os_id = value;
     if (key == "VERSION_ID") host.os_version = value;
     if (key == "PRETTY_NAME") host.os_pretty_name = value;
+    if (key == "ID_LIKE")  // "space-separated list of operating system identifiers" (os-release(5))
+      for (const auto id : util::split_ws(value)) host.os_like.emplace_back(id);
   }
 }
 
@@ -209,6 +211,41 @@ void gather_private(Context& ctx, snapshot::HostFacts& host) {
     }
 }
 
+// The variables the NVIDIA Container Toolkit reads from an image or a run (NVIDIA_*) and the
+// CUDA driver reads at start-up (CUDA_*), in the order they are reported.
+constexpr const char* k_nvidia_env[] = {"NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA",
+                                        "NVIDIA_DISABLE_REQUIRE", "CUDA_DISABLE_PTX_JIT",       "CUDA_FORCE_PTX_JIT",
+                                        "CUDA_MODULE_LOADING"};
+
+// Our own environment first. In a container the runtime sets NVIDIA_* on the container's
+// first process, and a shell entered with `docker exec` need not inherit them: those left
+// unset are taken from /proc/1/environ (NAME=value entries, NUL-separated; proc(5)). Under
+// --root that is the tree's /proc/1/environ. It is read only when readable (another user's
+// first process is not): a variable missing from both is reported as unset.
+void read_nvidia_env(Context& ctx, snapshot::HostFacts& host) {
+  const auto& sys = ctx.sys();
+  std::optional<std::string> pid1;
+  bool pid1_read = false;
+  for (const char* name : k_nvidia_env) {
+    if (const auto v = sys.env(name)) {
+      host.nvidia_env.push_back({name, *v, "environment"});
+      continue;
+    }
+    if (host.container.kind.empty()) continue;
+    if (!pid1_read) {
+      pid1_read = true;
+      if (auto text = sys.read_file("/proc/1/environ", 1 << 20)) pid1 = std::move(text).value();
+    }
+    if (!pid1) continue;
+    const auto prefix = std::string(name) + "=";
+    for (const auto entry : util::split(*pid1, '\0'))
+      if (entry.starts_with(prefix)) {
+        host.nvidia_env.push_back({name, std::string(entry.substr(prefix.size())), "/proc/1/environ"});
+        break;
+      }
+  }
+}
+
 }  // namespace
 
 snapshot::HostFacts probe_host(Context& ctx) {
@@ -225,6 +262,7 @@ snapshot::HostFacts probe_host(Context& ctx) {
   for (const auto g : id.groups)
     if (g != id.gid) host.gids.push_back(g);
   detect_container(ctx, host);
+  read_nvidia_env(ctx, host);
   detect_wsl(ctx, host);
   detect_hypervisor(ctx, host);
   detect_secure_boot(ctx, host);

@@ -19,6 +19,58 @@ TEST(HostProbe, OsReleaseQuotedAndUnquoted) {
   EXPECT_EQ(h.os_pretty_name, "Rocky Linux 9.3 (Blue Onyx)");
 }
 
+TEST(HostProbe, OsLikeIsTheIdLikeList) {
+  sys::FakeSys s;
+  s.file("/etc/os-release", "ID=\"rocky\"\nID_LIKE=\"rhel centos  fedora\"\nVERSION_ID=\"9.3\"\n");
+  const auto h = host_of(s);
+  EXPECT_EQ(h.os_id, "rocky");
+  EXPECT_EQ(h.os_like, (std::vector<std::string>{"rhel", "centos", "fedora"}));
+  sys::FakeSys debian;
+  debian.file("/etc/os-release", "ID=debian\n");
+  EXPECT_TRUE(host_of(debian).os_like.empty());
+}
+
+TEST(HostProbe, NvidiaEnvironmentInItsOrderFromOurEnvironment) {
+  sys::FakeSys s;
+  s.set_env("CUDA_MODULE_LOADING", "LAZY").set_env("NVIDIA_VISIBLE_DEVICES", "all").set_env("PATH", "/usr/bin");
+  // Outside a container the first process's environment is not ours to take.
+  s.file("/proc/1/environ", std::string("NVIDIA_DRIVER_CAPABILITIES=compute\0", 35));
+  const auto h = host_of(s);
+  ASSERT_EQ(h.nvidia_env.size(), 2u);
+  EXPECT_EQ(h.nvidia_env[0], (snapshot::EnvVar{"NVIDIA_VISIBLE_DEVICES", "all", "environment"}));
+  EXPECT_EQ(h.nvidia_env[1], (snapshot::EnvVar{"CUDA_MODULE_LOADING", "LAZY", "environment"}));
+  EXPECT_EQ(s.reads().count("/proc/1/environ"), 0u);
+}
+
+TEST(HostProbe, NvidiaEnvironmentOfTheContainersFirstProcess) {
+  sys::FakeSys s;
+  s.file("/.dockerenv", "");
+  const std::string environ[] = {
+      "PATH=/usr/local/sbin:/usr/bin", "NVIDIA_VISIBLE_DEVICES=GPU-5e2b", "NVIDIA_DRIVER_CAPABILITIES=compute,utility",
+      "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471", "CUDA_DISABLE_PTX_JIT="};
+  std::string text;
+  for (const auto& e : environ) text += e + std::string(1, '\0');
+  s.file("/proc/1/environ", text);
+  s.set_env("NVIDIA_VISIBLE_DEVICES", "0");
+  const auto h = host_of(s);
+  ASSERT_EQ(h.nvidia_env.size(), 4u);
+  EXPECT_EQ(h.nvidia_env[0], (snapshot::EnvVar{"NVIDIA_VISIBLE_DEVICES", "0", "environment"})) << "ours wins";
+  EXPECT_EQ(h.nvidia_env[1], (snapshot::EnvVar{"NVIDIA_DRIVER_CAPABILITIES", "compute,utility", "/proc/1/environ"}));
+  EXPECT_EQ(h.nvidia_env[2], (snapshot::EnvVar{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=tesla,driver>=470,driver<471",
+                                               "/proc/1/environ"}));
+  EXPECT_EQ(h.nvidia_env[3], (snapshot::EnvVar{"CUDA_DISABLE_PTX_JIT", "", "/proc/1/environ"})) << "set, to nothing";
+}
+
+TEST(HostProbe, AnUnreadableFirstProcessEnvironmentIsSkipped) {
+  sys::FakeSys s;
+  s.file("/.dockerenv", "").file("/proc/1/environ", std::string("NVIDIA_VISIBLE_DEVICES=all\0", 27));
+  s.fail("/proc/1/environ", "Permission denied");
+  Context ctx(s, {});
+  const auto h = probe_host(ctx);
+  EXPECT_TRUE(h.nvidia_env.empty());
+  EXPECT_TRUE(ctx.take_unreadable().empty()) << "another user's first process is not readable on any machine";
+}
+
 TEST(HostProbe, ContainerKindsWithEvidence) {
   {
     sys::FakeSys s;

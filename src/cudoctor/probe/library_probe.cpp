@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cudoctor/ld/resolver.hpp"
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/sys/paths.hpp"
@@ -12,6 +14,118 @@
 namespace cudoctor::probe {
 namespace {
 
+// Where NVIDIA's installers, the distributions' driver packages, the container toolkit and
+// WSL put the user-space driver; ld.so.conf's directories are added to these.
+constexpr const char* k_driver_dirs[] = {"/usr/lib/x86_64-linux-gnu",
+                                         "/usr/lib/x86_64-linux-gnu/nvidia/current",
+                                         "/usr/lib64",
+                                         "/usr/lib",
+                                         "/usr/local/nvidia/lib64",
+                                         "/usr/lib/wsl/lib",
+                                         "/usr/lib/aarch64-linux-gnu"};
+
+// ld.so.conf files read (includes followed) and the depth of includes, so a tree whose
+// configuration includes itself or thousands of files ends.
+constexpr std::size_t k_max_conf_files = 256;
+constexpr int k_max_include_depth = 4;
+
+// A shell wildcard of '*' and '?' (glob(3) as ldconfig uses it, without brackets).
+bool wildcard(std::string_view pattern, std::string_view name) {
+  std::size_t p = 0, n = 0, star = std::string_view::npos, mark = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+// The directories /etc/ld.so.conf names, with its "include" lines followed as ldconfig's
+// parse_conf does (elf/ldconfig.c): a relative pattern is taken from the including file's
+// directory, a wildcard only in the last component; "hwcap" lines are skipped and the
+// libc5-era "dir=TYPE" suffix dropped.
+void conf_dirs(const sys::Sys& sys, const std::string& file, int depth, std::size_t& files,
+               std::vector<std::string>& out) {
+  if (depth > k_max_include_depth || ++files > k_max_conf_files) return;
+  const auto text = sys.read_file(file, 1 << 20);
+  if (!text) return;
+  for (const auto raw : util::lines(*text)) {
+    const auto line = util::trim(raw.substr(0, raw.find('#')));
+    if (line.empty()) continue;
+    const auto words = util::split_ws(line);
+    if (words[0] == "hwcap") continue;
+    if (words[0] == "include") {
+      for (std::size_t i = 1; i < words.size(); ++i) {
+        const auto pattern = sys::join(sys::dirname(file), words[i]);
+        const auto dir = sys::dirname(pattern);
+        const auto base = sys::basename(pattern);
+        if (base.find_first_of("*?") == std::string::npos) {
+          conf_dirs(sys, pattern, depth + 1, files, out);
+          continue;
+        }
+        if (const auto names = sys.list_dir(dir))
+          for (const auto& n : *names)
+            if (wildcard(base, n)) conf_dirs(sys, sys::join(dir, n), depth + 1, files, out);
+      }
+      continue;
+    }
+    const auto dir = std::string(line.substr(0, line.find('=')));
+    if (!dir.empty() && dir.front() == '/') out.push_back(sys::normalize(dir));
+  }
+}
+
+// The loader's reason for passing over path, if it did. The cache may name the file by
+// another of its paths (/lib for /usr/lib).
+const ld::Rejected* passed_over(const sys::Sys& sys, const std::vector<ld::Rejected>& rejected,
+                                const std::string& path) {
+  const auto real = sys.canonical(path).value_or(path);
+  for (const auto& r : rejected)
+    if (r.path == path || sys.canonical(r.path).value_or(r.path) == real) return &r;
+  return nullptr;
+}
+
+// The files and links named soname the loader did not take: in the usual driver directories
+// and ld.so.conf's, each directory once (by its canonical path).
+std::vector<snapshot::LibraryCandidate> candidates(const sys::Sys& sys, const std::string& soname,
+                                                   const std::vector<ld::Rejected>& rejected) {
+  std::vector<std::string> dirs(std::begin(k_driver_dirs), std::end(k_driver_dirs));
+  std::size_t files = 0;
+  conf_dirs(sys, "/etc/ld.so.conf", 0, files, dirs);
+  std::vector<std::string> seen;
+  std::vector<snapshot::LibraryCandidate> out;
+  for (const auto& d : dirs) {
+    const auto real = sys.canonical(d);
+    if (!real || std::find(seen.begin(), seen.end(), *real) != seen.end()) continue;
+    seen.push_back(*real);
+    const auto path = sys::join(d, soname);
+    const auto lst = sys.stat(path, false);
+    if (lst.type == sys::FileType::missing) continue;
+    snapshot::LibraryCandidate c{path, "", "", ""};
+    if (sys.stat(path).type == sys::FileType::missing) {
+      c.state = "dangling";
+      c.target = sys.read_link(path).value_or("");
+    } else if (const auto* r = passed_over(sys, rejected, path)) {
+      const bool wrong_class = r->why.starts_with("wrong ELF class") || r->why.starts_with("wrong machine");
+      c.state = wrong_class ? "wrong_class" : "unusable";
+      c.reason = r->why;
+    } else {
+      c.state = "off_loader_path";
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 snapshot::DriverLibrary find_library(const sys::Sys& sys, ld::Resolver& resolver, const std::string& soname) {
   snapshot::DriverLibrary lib;
   lib.soname = soname;
@@ -19,7 +133,10 @@ snapshot::DriverLibrary find_library(const sys::Sys& sys, ld::Resolver& resolver
   const auto lookup = resolver.locate(soname, found);
   lib.searched = lookup.searched;
   for (const auto& r : lookup.rejected) lib.searched.push_back(r.path + " (passed over: " + r.why + ")");
-  if (found.empty()) return lib;
+  if (found.empty()) {
+    lib.candidates = candidates(sys, soname, lookup.rejected);
+    return lib;
+  }
   lib.path = found;
   lib.found_by = lookup.rule + (lookup.detail.empty() ? "" : ": " + lookup.detail);
   lib.real_path = sys.canonical(found).value_or(found);

@@ -8,6 +8,14 @@ namespace cudoctor::probe {
 // L0: distro, kernel, architecture, container, WSL, hypervisor, Secure Boot.
 snapshot::HostFacts probe_host(Context& ctx);
 
+// L0: the helper programs of a fixed list (package managers, nvidia-smi, sudo, …) found as
+// executable files on PATH and in the system's bin and sbin directories.
+std::vector<snapshot::Tool> probe_tools(Context& ctx);
+
+// L0: installed packages relevant to CUDA from dpkg's and pacman's databases, into
+// host.packages, and which databases were read into host.packages_known.
+void probe_packages(Context& ctx, snapshot::HostFacts& host);
+
 struct PciScan {
   std::vector<snapshot::PciDevice> display;  // every display-class function, NVIDIA or not
   bool listed = false;                       // the bus directory could be read

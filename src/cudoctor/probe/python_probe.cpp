@@ -11,6 +11,7 @@
 #include "cudoctor/elf/fatbin.hpp"
 #include "cudoctor/ld/resolver.hpp"
 #include "cudoctor/probe/probes.hpp"
+#include "cudoctor/probe/python_env.hpp"
 #include "cudoctor/sys/paths.hpp"
 #include "cudoctor/util/strings.hpp"
 
@@ -144,7 +145,12 @@ std::string first_existing(const sys::Sys& sys, std::initializer_list<std::strin
   return "";
 }
 
-void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site, PythonEnv& env) {
+// The frameworks in one site-packages directory of env, which belongs to the environment at
+// owner (env's own prefix, or its base's when inherited). An inherited framework that env
+// already has from its own directories is not imported from the base (it comes later on
+// sys.path) and is left out.
+void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site, const std::string& owner,
+                   bool inherited, PythonEnv& env) {
   const auto& sys = ctx.sys();
   const auto dists = dist_infos(sys, site);
   for (const auto& [name, version] : dists)
@@ -162,7 +168,13 @@ void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site
     fw.source = source;
     return fw;
   };
-  const auto add = [&](Framework fw) {
+  const auto add = [&](Framework fw, const std::string& dist, const std::string& version,
+                       std::initializer_list<const char*> conda_names) {
+    if (inherited && std::any_of(env.frameworks.begin(), env.frameworks.end(),
+                                 [&](const Framework& f) { return f.name == fw.name; }))
+      return;
+    fw.inherited = inherited;
+    fw.installer = installer_of(sys, site, dist, version, owner, conda_names);
     if (!fw.gpu_library.empty()) resolve(ctx, resolver, site, fw);
     env.frameworks.push_back(std::move(fw));
   };
@@ -178,7 +190,7 @@ void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site
     if (!fw.cuda.empty())
       fw.gpu_library = first_existing(sys, {site + "/torch/lib/libtorch_cuda.so", site + "/torch/lib/libtorch_cuda_cu.so",
                                             site + "/torch/lib/libc10_cuda.so"});
-    add(std::move(fw));
+    add(std::move(fw), dn, dv, {"pytorch", "pytorch-gpu"});
   }
   // TensorFlow: tensorflow/python/platform/build_info.py.
   if (const auto text = ctx.read_optional(site + "/tensorflow/python/platform/build_info.py", 64 * 1024)) {
@@ -187,9 +199,10 @@ void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site
     if (value(a, "is_cuda_build") == "True") fw.cuda = value(a, "cuda_version");
     fw.cudnn = value(a, "cudnn_version");
     if (value(a, "is_rocm_build") == "True") fw.hip = a.count("rocm_version") ? value(a, "rocm_version") : "yes";
-    fw.version = dist_version({"tensorflow", "tensorflow_gpu", "tensorflow_cpu"}).second;
+    const auto [dn, dv] = dist_version({"tensorflow", "tensorflow_gpu", "tensorflow_cpu"});
+    fw.version = dv;
     fw.gpu_library = fw.cuda.empty() ? "" : first_existing(sys, {site + "/tensorflow/libtensorflow_framework.so.2"});
-    add(std::move(fw));
+    add(std::move(fw), dn, dv, {"tensorflow"});
   }
   // JAX: jaxlib, and the CUDA plugin packages that make it use a GPU.
   if (const auto text = ctx.read_optional(site + "/jaxlib/version.py", 64 * 1024)) {
@@ -203,7 +216,8 @@ void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site
         fw.gpu_library = plugin;
       }
     }
-    add(std::move(fw));
+    const auto [dn, dv] = dist_version({"jaxlib"});
+    add(std::move(fw), dn, dv, {"jaxlib", "jax"});
   }
   // CuPy and ONNX Runtime: named by their wheels.
   for (const auto& [dn, dv] : dists) {
@@ -214,36 +228,15 @@ void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site
       fw.cuda = n.substr(9);  // "cupy_cuda12x" -> "12x" -> "12"
       if (!fw.cuda.empty() && fw.cuda.back() == 'x') fw.cuda.pop_back();
       fw.requires_nvidia = requires_nvidia(sys, site, dn, dv);
-      env.frameworks.push_back(std::move(fw));
+      add(std::move(fw), dn, dv, {"cupy"});
     } else if (n == "onnxruntime_gpu") {
       auto fw = found("onnxruntime", site + "/onnxruntime", "dist-info " + dn);
       fw.version = dv;
       fw.gpu_library = first_existing(sys, {site + "/onnxruntime/capi/libonnxruntime_providers_cuda.so"});
       fw.cuda = fw.gpu_library.empty() ? "" : "12";
-      add(std::move(fw));
+      add(std::move(fw), dn, dv, {"onnxruntime"});
     }
   }
-}
-
-// The site-packages directories of an environment.
-std::vector<std::string> sites_of(const sys::Sys& sys, const std::string& prefix, const std::string& kind, std::string& version) {
-  std::vector<std::string> out;
-  if (const auto names = sys.list_dir(prefix + "/lib"))
-    for (const auto& n : *names)
-      if (n.starts_with("python3.") || n.starts_with("python2.")) {
-        for (const char* sub : {"/site-packages", "/dist-packages"})
-          if (is_dir(sys, prefix + "/lib/" + n + sub)) {
-            out.push_back(prefix + "/lib/" + n + sub);
-            if (version.empty()) version = n.substr(6);
-          }
-      }
-  if (kind == "system") {
-    // Debian and Ubuntu: packages in /usr/lib/python3/dist-packages, pip's in /usr/local.
-    if (is_dir(sys, prefix + "/lib/python3/dist-packages")) out.insert(out.begin(), prefix + "/lib/python3/dist-packages");
-    if (!version.empty() && is_dir(sys, "/usr/local/lib/python" + version + "/dist-packages"))
-      out.insert(out.begin(), "/usr/local/lib/python" + version + "/dist-packages");
-  }
-  return out;
 }
 
 }  // namespace
@@ -345,7 +338,24 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
     if (!home.empty() && !env.version.empty() && (env.kind == "system" || env.kind == "pyenv" || env.kind == "path"))
       if (const auto user = home + "/.local/lib/python" + env.version + "/site-packages"; is_dir(sys, user))
         env.site_packages.insert(env.site_packages.begin(), user);
-    for (const auto& site : env.site_packages) frameworks_in(ctx, resolver, site, env);
+    env.conda_meta = is_dir(sys, c.prefix + "/conda-meta");
+    if (exists(sys, c.prefix + "/pyvenv.cfg"))
+      if (const auto cfg = read_pyvenv_cfg(ctx, c.prefix)) {
+        env.system_site_packages = cfg->system_site_packages;
+        env.base_prefix = cfg->base_prefix;
+      }
+    for (const auto& site : env.site_packages) frameworks_in(ctx, resolver, site, env.prefix, false, env);
+    // site.py adds the base's site-packages after the venv's own when the flag is set; only
+    // the base's directories for the venv's Python version are importable.
+    if (env.system_site_packages && !env.base_prefix.empty() && !env.version.empty()) {
+      auto version = env.version;
+      const auto base_kind = env.base_prefix == "/usr" ? "system" : "base";
+      for (const auto& site : sites_of(sys, env.base_prefix, base_kind, version)) {
+        if (std::find(env.site_packages.begin(), env.site_packages.end(), site) != env.site_packages.end()) continue;
+        env.site_packages.push_back(site);
+        frameworks_in(ctx, resolver, site, env.base_prefix, true, env);
+      }
+    }
     by_real.emplace(real, facts.envs.size());
     facts.envs.push_back(std::move(env));
   }

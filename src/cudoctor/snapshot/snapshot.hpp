@@ -25,6 +25,29 @@ struct Detected {
   bool operator==(const Detected&) const = default;
 };
 
+// A helper program found on the search path (probe/tools_probe.cpp).
+struct Tool {
+  std::string name;  // "nvidia-smi"
+  std::string path;  // logical path where it was found, not followed: "/usr/bin/nvidia-smi"
+  bool operator==(const Tool&) const = default;
+};
+
+// An installed distribution package relevant to CUDA (probe/package_probe.cpp).
+struct Package {
+  std::string name;     // dpkg Package / pacman %NAME%: "nvidia-driver-535", "libcudnn8"
+  std::string version;  // dpkg Version / pacman %VERSION%: "535.183.01-0ubuntu1", "1:2.3-1"
+  std::string manager;  // "dpkg" or "pacman"
+  bool operator==(const Package&) const = default;
+};
+
+// An environment variable the NVIDIA container runtime or the CUDA driver reads.
+struct EnvVar {
+  std::string name;    // "NVIDIA_VISIBLE_DEVICES"
+  std::string value;   // as set, "" when set empty
+  std::string source;  // "environment" (ours) or "/proc/1/environ" (the container's first process)
+  bool operator==(const EnvVar&) const = default;
+};
+
 struct HostFacts {
   std::string os_id;           // /etc/os-release ID, "debian"
   std::string os_version;      // VERSION_ID, "12"
@@ -45,6 +68,20 @@ struct HostFacts {
   std::vector<std::string> private_names;  // the effective user, $USER, $LOGNAME, $SUDO_USER
   std::vector<std::string> private_homes;  // $HOME, the users' and $SUDO_USER's passwd homes (uid ≥ 1000)
   std::vector<std::string> host_names;     // the host name, its short form, its FQDNs in /etc/hosts
+  std::vector<std::string> os_like;        // /etc/os-release ID_LIKE split on spaces: {"rhel", "centos", "fedora"}
+  // Helper programs of a fixed list found as executable files on PATH, then in /usr/local/sbin,
+  // /usr/sbin, /sbin, /usr/bin, /bin; the first hit of each, in the list's order.
+  std::vector<Tool> tools;
+  // Installed packages whose names say NVIDIA, CUDA, cuDNN, NCCL, nouveau, TensorRT or
+  // python3-torch, from /var/lib/dpkg/status and /var/lib/pacman/local/*/desc.
+  std::vector<Package> packages;
+  // The managers whose databases were read ("dpkg", "pacman"): a manager not named here is
+  // unknown, not "nothing installed". rpm's database (sqlite) is not read.
+  std::vector<std::string> packages_known;
+  // NVIDIA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES, NVIDIA_REQUIRE_CUDA,
+  // NVIDIA_DISABLE_REQUIRE, CUDA_DISABLE_PTX_JIT, CUDA_FORCE_PTX_JIT, CUDA_MODULE_LOADING when
+  // set, in that order: from our environment, or in a container from /proc/1/environ.
+  std::vector<EnvVar> nvidia_env;
   bool operator==(const HostFacts&) const = default;
 };
 
@@ -105,6 +142,19 @@ struct DeviceNode {
   bool operator==(const DeviceNode&) const = default;
 };
 
+// A file or link named after a driver library's soname that the loader does not take.
+struct LibraryCandidate {
+  std::string path;  // logical: "/usr/lib/x86_64-linux-gnu/libcuda.so.1"
+  // "dangling": a link whose target does not exist; "off_loader_path": a file the loader
+  // does not search (a directory outside its path, or an ld.so.conf one the cache lacks);
+  // "wrong_class": the loader passed over it for its ELF class or machine; "unusable": the
+  // loader passed over it for another reason (not an ELF file, unreadable).
+  std::string state;
+  std::string target;  // dangling: the link's text as written
+  std::string reason;  // wrong_class, unusable: the loader's reason, "wrong ELF class: ELFCLASS32"
+  bool operator==(const LibraryCandidate&) const = default;
+};
+
 // A user-space driver library as the dynamic loader would find it.
 struct DriverLibrary {
   std::string soname;     // "libcuda.so.1"
@@ -113,6 +163,9 @@ struct DriverLibrary {
   std::string version;    // from the real file name, "535.104.05"
   std::string found_by;   // "ld.so.conf: /etc/ld.so.conf.d/x86_64-linux-gnu.conf", "default directory", "LD_LIBRARY_PATH"
   std::vector<std::string> searched;  // directories looked in, in order, when not found
+  // When not found: files and links of the soname in the usual driver directories and the
+  // ld.so.conf ones, so "installed but its link dangles" is told from "not installed".
+  std::vector<LibraryCandidate> candidates;
   bool operator==(const DriverLibrary&) const = default;
 };
 
@@ -276,6 +329,12 @@ struct Framework {
   std::vector<std::string> ptx_archs;
   std::vector<std::string> requires_nvidia;   // Requires-Dist: "nvidia-cudnn-cu12==9.1.0.70"
   std::string error;                          // the GPU library could not be read
+  // Who installed it: the dist-info's INSTALLER ("pip", "uv", "conda"), else "conda" when the
+  // environment's conda-meta names the package, else "" unknown.
+  std::string installer;
+  // Found only in the base interpreter's (or the user's) site-packages, which a venv made
+  // with include-system-site-packages = true imports after its own.
+  bool inherited = false;
   bool operator==(const Framework&) const = default;
 };
 
@@ -285,9 +344,14 @@ struct PythonEnv {
   std::string version;      // "3.11"
   std::string kind;         // system, venv, conda, pyenv, given
   std::vector<std::string> found_by;
-  std::vector<std::string> site_packages;
+  std::vector<std::string> site_packages;  // in import order
   std::vector<Framework> frameworks;
   std::vector<std::pair<std::string, std::string>> nvidia_packages;  // dist-info name -> version
+  // pyvenv.cfg include-system-site-packages = true: site_packages then ends with the base
+  // environment's directories (site.py adds them after the venv's own).
+  bool system_site_packages = false;
+  std::string base_prefix;  // a venv's base: the parent of pyvenv.cfg `home` (the base's bin), "" otherwise
+  bool conda_meta = false;  // <prefix>/conda-meta exists: a conda environment, whatever kind says
   bool operator==(const PythonEnv&) const = default;
 };
 

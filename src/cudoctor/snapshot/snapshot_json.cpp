@@ -15,8 +15,11 @@ namespace cudoctor::snapshot {
 
 CUDOCTOR_JSON(Unreadable, path, reason)
 CUDOCTOR_JSON(Detected, kind, evidence)
+CUDOCTOR_JSON(Tool, name, path)
+CUDOCTOR_JSON(Package, name, version, manager)
+CUDOCTOR_JSON(EnvVar, name, value, source)
 CUDOCTOR_JSON(HostFacts, os_id, os_version, os_pretty_name, kernel, arch, hostname, user, uid, gids, container, wsl,
-              hypervisor, secure_boot, secure_boot_evidence)
+              hypervisor, secure_boot, secure_boot_evidence, os_like, tools, packages, packages_known, nvidia_env)
 CUDOCTOR_JSON(PciDevice, address, vendor_id, device_id, subsystem_vendor_id, subsystem_device_id, class_code,
               vendor_name, device_name, subsystem_name, driver, current_link_speed, max_link_speed,
               current_link_width, max_link_width, runtime_status, boot_vga)
@@ -24,7 +27,8 @@ CUDOCTOR_JSON(ModuleState, name, loaded, state)
 CUDOCTOR_JSON(Blacklist, module, source, line)
 CUDOCTOR_JSON(KernelModule, version, version_source, version_line, flavor)
 CUDOCTOR_JSON(DeviceNode, path, type, major, minor, mode, uid, gid, can_read, can_write)
-CUDOCTOR_JSON(DriverLibrary, soname, path, real_path, version, found_by, searched)
+CUDOCTOR_JSON(LibraryCandidate, path, state, target, reason)
+CUDOCTOR_JSON(DriverLibrary, soname, path, real_path, version, found_by, searched, candidates)
 CUDOCTOR_JSON(ChildOutcome, status, signal, exit_code, seconds, message, last_call)
 CUDOCTOR_JSON(NvmlGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory_used_bytes, temperature_c,
               utilization_gpu_pct, utilization_memory_pct, power_limit_w, power_draw_w, clock_graphics_mhz,
@@ -46,8 +50,9 @@ CUDOCTOR_JSON(ToolkitFacts, toolkits, cuda_link_target, cuda_link_resolved, path
               cuda_path, cuda_root, path, ld_library_path, ld_so_conf_dirs, global_settings, cudart_picks)
 CUDOCTOR_JSON(FrameworkLibrary, soname, path, rule, version, bundled)
 CUDOCTOR_JSON(Framework, name, version, cuda, hip, cudnn, location, source, gpu_library, libraries, missing,
-              missing_versions, sm_archs, ptx_archs, requires_nvidia, error)
-CUDOCTOR_JSON(PythonEnv, prefix, interpreter, version, kind, found_by, site_packages, frameworks, nvidia_packages)
+              missing_versions, sm_archs, ptx_archs, requires_nvidia, error, installer, inherited)
+CUDOCTOR_JSON(PythonEnv, prefix, interpreter, version, kind, found_by, site_packages, frameworks, nvidia_packages,
+              system_site_packages, base_prefix, conda_meta)
 CUDOCTOR_JSON(EnvListCut, source, entries, inspected)
 CUDOCTOR_JSON(PythonFacts, path_python, path_python_env, envs, lists_cut)
 CUDOCTOR_JSON(CudaCall, code, name, message)

@@ -12,6 +12,12 @@ Snapshot populated() {
   s.root = "/fixture";
   s.host = {"ubuntu", "22.04", "Ubuntu 22.04.4 LTS", "6.5.0-35-generic", "x86_64", "box", "ana", 1000, {1000, 44},
             {"docker", {"/.dockerenv exists"}}, {"wsl2", {"/dev/dxg exists"}}, {"kvm", {"flag"}}, true, "value 1"};
+  s.host.os_like = {"rhel", "centos", "fedora"};
+  s.host.tools = {{"nvidia-smi", "/usr/bin/nvidia-smi"}, {"uv", "/home/ana/.local/bin/uv"}};
+  s.host.packages = {{"nvidia-driver-535", "535.183.01-0ubuntu1", "dpkg"}, {"cuda", "12.4.1-1", "pacman"}};
+  s.host.packages_known = {"dpkg", "pacman"};
+  s.host.nvidia_env = {{"NVIDIA_VISIBLE_DEVICES", "all", "/proc/1/environ"},
+                       {"CUDA_MODULE_LOADING", "LAZY", "environment"}};
   PciDevice p{"0000:01:00.0", 0x10de, 0x28e0, 0x17aa, 0x3c5a, 0x030000, "NVIDIA Corporation", "AD107M", "sub", "nvidia",
               "2.5 GT/s PCIe", "16.0 GT/s PCIe", 8, 8, "suspended", true};
   s.driver.modules = {{"nvidia", true, "Live"}};
@@ -22,8 +28,20 @@ Snapshot populated() {
   s.driver.device_nodes = {{"/dev/nvidia0", "char_device", 195, 0, 0666, 0, 44, true, false}};
   s.driver.nvidia_modprobe = "/usr/bin/nvidia-modprobe";
   s.driver.nvidia_modprobe_setuid = true;
-  s.driver.libraries = {{"libcuda.so.1", "/usr/lib/libcuda.so.1", "/usr/lib/libcuda.so.535.104.05", "535.104.05",
-                         "default directory", {"/opt"}}};
+  s.driver.libraries = {{"libcuda.so.1",
+                         "/usr/lib/libcuda.so.1",
+                         "/usr/lib/libcuda.so.535.104.05",
+                         "535.104.05",
+                         "default directory",
+                         {"/opt"}},
+                        {"libnvidia-ml.so.1",
+                         "",
+                         "",
+                         "",
+                         "",
+                         {"/usr/lib"},
+                         {{"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "dangling", "libnvidia-ml.so.535.104.05", ""},
+                          {"/usr/lib/libnvidia-ml.so.1", "wrong_class", "", "wrong ELF class: ELFCLASS32"}}}};
   s.driver.nvml.library = "/usr/lib/libnvidia-ml.so.1";
   s.driver.nvml.outcome = {"ok", 0, 0, 0.25, "fine"};
   s.driver.nvml.init_code = 0;
@@ -39,6 +57,18 @@ Snapshot populated() {
   s.gpus = {{p, g}, {PciDevice{}, std::nullopt}};
   s.unreadable = {{"/proc/modules", "Permission denied"}};
   s.python.lists_cut = {{"/opt/conda/envs", 20000, 10000}};
+  PythonEnv env;
+  env.prefix = "/home/ana/venv";
+  env.site_packages = {"/home/ana/venv/lib/python3.11/site-packages", "/usr/lib/python3/dist-packages"};
+  env.system_site_packages = true;
+  env.base_prefix = "/usr";
+  env.conda_meta = true;
+  Framework fw;
+  fw.name = "torch";
+  fw.installer = "uv";
+  fw.inherited = true;
+  env.frameworks = {fw};
+  s.python.envs = {env};
   return s;
 }
 
@@ -48,6 +78,30 @@ TEST(SnapshotJson, RoundTripsEveryField) {
   const auto back = j.get<Snapshot>();
   EXPECT_EQ(back, s);
   EXPECT_EQ(j["gpus"][1]["nvml"], nullptr);
+}
+
+// The keys of the facts added for rules to come: the JSON contract names them.
+TEST(SnapshotJson, HostPackageAndLibraryKeys) {
+  const nlohmann::json j = populated();
+  const auto& h = j["host"];
+  EXPECT_EQ(h["os_like"], (nlohmann::json{"rhel", "centos", "fedora"}));
+  EXPECT_EQ(h["tools"][0], (nlohmann::json{{"name", "nvidia-smi"}, {"path", "/usr/bin/nvidia-smi"}}));
+  EXPECT_EQ(h["packages"][0],
+            (nlohmann::json{{"name", "nvidia-driver-535"}, {"version", "535.183.01-0ubuntu1"}, {"manager", "dpkg"}}));
+  EXPECT_EQ(h["packages_known"], (nlohmann::json{"dpkg", "pacman"}));
+  EXPECT_EQ(h["nvidia_env"][0],
+            (nlohmann::json{{"name", "NVIDIA_VISIBLE_DEVICES"}, {"value", "all"}, {"source", "/proc/1/environ"}}));
+  EXPECT_EQ(j["driver"]["libraries"][1]["candidates"][0],
+            (nlohmann::json{{"path", "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1"},
+                            {"state", "dangling"},
+                            {"target", "libnvidia-ml.so.535.104.05"},
+                            {"reason", ""}}));
+  const auto& env = j["python"]["envs"][0];
+  EXPECT_EQ(env["system_site_packages"], true);
+  EXPECT_EQ(env["base_prefix"], "/usr");
+  EXPECT_EQ(env["conda_meta"], true);
+  EXPECT_EQ(env["frameworks"][0]["installer"], "uv");
+  EXPECT_EQ(env["frameworks"][0]["inherited"], true);
 }
 
 TEST(SnapshotJson, MissingKeysReadAsDefaults) {

@@ -1,0 +1,156 @@
+// L0: the distribution packages that bring a driver, CUDA or a framework, read from the package
+// managers' own databases (dpkg's status file, pacman's local database); nothing is run.
+// rpm's database is an sqlite file (rpmdb.sqlite since RPM 4.16) and is not read: on Fedora,
+// RHEL and SUSE the packages stay unknown, which packages_known says.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cudoctor/probe/probes.hpp"
+#include "cudoctor/util/strings.hpp"
+
+namespace cudoctor::probe {
+namespace {
+
+// dpkg's status file is ~2 MB for 2,000 packages and passes 10 MB on a desktop with many
+// more; past these bounds it is not a status file a machine has.
+constexpr std::uint64_t k_max_status_bytes = std::uint64_t{64} << 20;
+constexpr std::size_t k_max_stanzas = 200000;
+constexpr std::size_t k_max_pacman_entries = 100000;
+
+bool relevant(std::string_view name) {
+  const auto n = util::to_lower(name);
+  for (const char* word : {"nvidia", "cuda", "cudnn", "nccl", "libcuda", "nouveau", "tensorrt", "python3-torch"})
+    if (n.find(word) != std::string::npos) return true;
+  return false;
+}
+
+// The value of a "Field: value" line when the line is that field, else nullopt.
+std::optional<std::string_view> field(std::string_view line, std::string_view name) {
+  if (line.size() <= name.size() || !line.starts_with(name) || line[name.size()] != ':') return std::nullopt;
+  return util::trim(line.substr(name.size() + 1));
+}
+
+// deb822 stanzas separated by blank lines (dpkg's lib/dpkg/parse.c). The package is installed
+// when the status word (the third of "want flag status") is "installed" with flag "ok":
+// "install ok installed", and also "hold ok installed" (apt-mark hold) and
+// "deinstall ok installed" (removal asked for but not done), which still have their files.
+void read_dpkg(Context& ctx, snapshot::HostFacts& host) {
+  const std::string path = "/var/lib/dpkg/status";
+  const auto& sys = ctx.sys();
+  const auto st = sys.stat(path);
+  if (st.type == sys::FileType::missing && st.error.empty()) return;
+  if (st.size > k_max_status_bytes) {
+    ctx.unreadable(path, fmt::format("larger than {} bytes", k_max_status_bytes));
+    return;
+  }
+  const auto blob = sys.map_file(path);
+  if (!blob) {
+    auto reason = blob.error();
+    if (reason.starts_with(path + ": ")) reason = reason.substr(path.size() + 2);
+    ctx.unreadable(path, reason);
+    return;
+  }
+  const std::string_view text(reinterpret_cast<const char*>((*blob)->data()), (*blob)->size());
+  if (text.size() > k_max_status_bytes) {
+    ctx.unreadable(path, fmt::format("larger than {} bytes", k_max_status_bytes));
+    return;
+  }
+  std::vector<snapshot::Package> found;
+  std::string name, version, status;
+  std::size_t stanzas = 0;
+  const auto end_stanza = [&] {
+    if (!name.empty()) {
+      ++stanzas;
+      const auto words = util::split_ws(status);
+      if (words.size() == 3 && words[1] == "ok" && words[2] == "installed" && relevant(name))
+        found.push_back({name, version, "dpkg"});
+    }
+    name.clear();
+    version.clear();
+    status.clear();
+  };
+  for (std::size_t pos = 0; pos < text.size() && stanzas < k_max_stanzas;) {
+    auto eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    auto line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (util::trim(line).empty()) {
+      end_stanza();
+      continue;
+    }
+    if (line.front() == ' ' || line.front() == '\t') continue;  // a continuation line
+    if (const auto v = field(line, "Package"))
+      name = *v;
+    else if (const auto v2 = field(line, "Version"))
+      version = *v2;
+    else if (const auto v3 = field(line, "Status"))
+      status = *v3;
+  }
+  if (stanzas < k_max_stanzas) end_stanza();
+  host.packages.insert(host.packages.end(), found.begin(), found.end());
+  if ((*blob)->shrank()) {
+    ctx.unreadable(path, "the file shrank while it was read");
+    return;
+  }
+  if (stanzas >= k_max_stanzas) {
+    ctx.unreadable(path, fmt::format("more than {} packages; the first {} were read", k_max_stanzas, k_max_stanzas));
+    return;
+  }
+  host.packages_known.emplace_back("dpkg");
+}
+
+// pacman's local database: a directory <name>-<pkgver>-<pkgrel> per installed package whose
+// desc file holds %NAME% and %VERSION% sections (libalpm/be_local.c). Only the directories
+// whose name part is relevant have their desc read.
+void read_pacman(Context& ctx, snapshot::HostFacts& host) {
+  const std::string dir = "/var/lib/pacman/local";
+  const auto& sys = ctx.sys();
+  const auto st = sys.stat(dir);
+  if (st.type == sys::FileType::missing && st.error.empty()) return;
+  const auto names = sys.list_dir(dir);
+  if (!names) {
+    auto reason = names.error();
+    if (reason.starts_with(dir + ": ")) reason = reason.substr(dir.size() + 2);
+    ctx.unreadable(dir, reason);
+    return;
+  }
+  const auto n = std::min(names->size(), k_max_pacman_entries);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& entry = (*names)[i];
+    // The version and release are the last two dash-separated parts; names may hold dashes.
+    const auto rel = entry.rfind('-');
+    const auto ver = rel == std::string::npos || rel == 0 ? std::string::npos : entry.rfind('-', rel - 1);
+    if (ver == std::string::npos || !relevant(std::string_view(entry).substr(0, ver))) continue;
+    const auto desc = ctx.read_optional(dir + "/" + entry + "/desc", 1 << 20);
+    if (!desc) continue;
+    snapshot::Package p{"", "", "pacman"};
+    std::string section;
+    for (const auto raw : util::lines(*desc)) {
+      const auto line = util::trim(raw);
+      if (line.size() > 2 && line.front() == '%' && line.back() == '%') {
+        section = std::string(line);
+      } else if (!line.empty()) {
+        if (section == "%NAME%" && p.name.empty()) p.name = line;
+        if (section == "%VERSION%" && p.version.empty()) p.version = line;
+      }
+    }
+    if (!p.name.empty() && relevant(p.name)) host.packages.push_back(std::move(p));
+  }
+  if (names->size() > k_max_pacman_entries) {
+    ctx.unreadable(
+        dir, fmt::format("more than {} entries; the first {} were read", k_max_pacman_entries, k_max_pacman_entries));
+    return;
+  }
+  host.packages_known.emplace_back("pacman");
+}
+
+}  // namespace
+
+void probe_packages(Context& ctx, snapshot::HostFacts& host) {
+  read_dpkg(ctx, host);
+  read_pacman(ctx, host);
+}
+
+}  // namespace cudoctor::probe
