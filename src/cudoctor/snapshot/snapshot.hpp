@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "cudoctor/snapshot/host_facts.hpp"
+#include "cudoctor/snapshot/python_facts.hpp"
+
 namespace cudoctor::snapshot {
 
 inline constexpr int k_schema_version = 1;
@@ -16,73 +19,6 @@ struct Unreadable {
   std::string path;    // logical path
   std::string reason;  // "Permission denied", "not a hex number: 'zz'"
   bool operator==(const Unreadable&) const = default;
-};
-
-// A conclusion with what it rests on, for facts inferred from several signs.
-struct Detected {
-  std::string kind;                   // "" when nothing was detected
-  std::vector<std::string> evidence;  // "/.dockerenv exists", "/proc/1/cgroup: …/docker/…"
-  bool operator==(const Detected&) const = default;
-};
-
-// A helper program found on the search path (probe/tools_probe.cpp).
-struct Tool {
-  std::string name;  // "nvidia-smi"
-  std::string path;  // logical path where it was found, not followed: "/usr/bin/nvidia-smi"
-  bool operator==(const Tool&) const = default;
-};
-
-// An installed distribution package relevant to CUDA (probe/package_probe.cpp).
-struct Package {
-  std::string name;     // dpkg Package / pacman %NAME%: "nvidia-driver-535", "libcudnn8"
-  std::string version;  // dpkg Version / pacman %VERSION%: "535.183.01-0ubuntu1", "1:2.3-1"
-  std::string manager;  // "dpkg" or "pacman"
-  bool operator==(const Package&) const = default;
-};
-
-// An environment variable the NVIDIA container runtime or the CUDA driver reads.
-struct EnvVar {
-  std::string name;    // "NVIDIA_VISIBLE_DEVICES"
-  std::string value;   // as set, "" when set empty
-  std::string source;  // "environment" (ours) or "/proc/1/environ" (the container's first process)
-  bool operator==(const EnvVar&) const = default;
-};
-
-struct HostFacts {
-  std::string os_id;           // /etc/os-release ID, "debian"
-  std::string os_version;      // VERSION_ID, "12"
-  std::string os_pretty_name;  // PRETTY_NAME
-  std::string kernel;          // /proc/sys/kernel/osrelease
-  std::string arch;            // /proc/sys/kernel/arch, "x86_64"
-  std::string hostname;        // /proc/sys/kernel/hostname
-  std::string user;            // effective user name, "" if not in the password database
-  std::uint32_t uid = 0;       // effective uid
-  std::vector<std::uint32_t> gids;  // effective gid, then supplementary groups
-  Detected container;          // kind: docker, podman, kubernetes, apptainer, lxc, systemd-nspawn
-  Detected wsl;                // kind: "wsl2" or "wsl1"
-  Detected hypervisor;         // kind: kvm, vmware, hyperv, xen, … or "unknown" with the cpu flag only
-  std::optional<bool> secure_boot;  // efivars SecureBoot; nullopt: no EFI or unreadable
-  std::string secure_boot_evidence;
-  // What --redact hides. Not written to the JSON: a report must not list the machine's
-  // accounts. Each list holds no duplicates and never "root" or /root.
-  std::vector<std::string> private_names;  // the effective user, $USER, $LOGNAME, $SUDO_USER
-  std::vector<std::string> private_homes;  // $HOME, the users' and $SUDO_USER's passwd homes (uid ≥ 1000)
-  std::vector<std::string> host_names;     // the host name, its short form, its FQDNs in /etc/hosts
-  std::vector<std::string> os_like;        // /etc/os-release ID_LIKE split on spaces: {"rhel", "centos", "fedora"}
-  // Helper programs of a fixed list found as executable files on PATH, then in /usr/local/sbin,
-  // /usr/sbin, /sbin, /usr/bin, /bin; the first hit of each, in the list's order.
-  std::vector<Tool> tools;
-  // Installed packages whose names say NVIDIA, CUDA, cuDNN, NCCL, nouveau, TensorRT or
-  // python3-torch, from /var/lib/dpkg/status and /var/lib/pacman/local/*/desc.
-  std::vector<Package> packages;
-  // The managers whose databases were read ("dpkg", "pacman"): a manager not named here is
-  // unknown, not "nothing installed". rpm's database (sqlite) is not read.
-  std::vector<std::string> packages_known;
-  // NVIDIA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES, NVIDIA_REQUIRE_CUDA,
-  // NVIDIA_DISABLE_REQUIRE, CUDA_DISABLE_PTX_JIT, CUDA_FORCE_PTX_JIT, CUDA_MODULE_LOADING when
-  // set, in that order: from our environment, or in a container from /proc/1/environ.
-  std::vector<EnvVar> nvidia_env;
-  bool operator==(const HostFacts&) const = default;
 };
 
 // One PCI function of display class (0x03xxxx) from /sys/bus/pci/devices.
@@ -303,74 +239,6 @@ struct ToolkitFacts {
   bool operator==(const ToolkitFacts&) const = default;
 };
 
-// L3: a CUDA library in a framework's dependency tree, as the loader resolves it.
-struct FrameworkLibrary {
-  std::string soname;   // "libcublas.so.12"
-  std::string path;     // where the loader takes it from, "" when not found
-  std::string rule;     // "DT_RUNPATH", "LD_LIBRARY_PATH", "ld.so.cache", …
-  std::string version;  // from the real file name, "" unknown
-  std::string bundled;  // the copy the framework ships (site-packages/nvidia/*/lib, its own lib dir), "" none
-  bool operator==(const FrameworkLibrary&) const = default;
-};
-
-struct Framework {
-  std::string name;      // torch, tensorflow, jax, cupy, onnxruntime
-  std::string version;   // "2.5.1+cu124"
-  std::string cuda;      // the CUDA it was built for, "" for a CPU-only build
-  std::string hip;       // ROCm build
-  std::string cudnn;
-  std::string location;  // logical path of the package
-  std::string source;    // where the facts come from: "torch/version.py"
-  std::string gpu_library;  // the library whose tree was resolved
-  std::vector<FrameworkLibrary> libraries;
-  std::vector<std::string> missing;           // sonames not found (libcuda.so.1 excepted)
-  std::vector<std::string> missing_versions;  // "GLIBCXX_3.4.32 (in /usr/lib/…/libstdc++.so.6)"
-  std::vector<std::string> sm_archs;          // in its own libraries' fatbins
-  std::vector<std::string> ptx_archs;
-  std::vector<std::string> requires_nvidia;   // Requires-Dist: "nvidia-cudnn-cu12==9.1.0.70"
-  std::string error;                          // the GPU library could not be read
-  // Who installed it: the dist-info's INSTALLER ("pip", "uv", "conda"), else "conda" when the
-  // environment's conda-meta names the package, else "" unknown.
-  std::string installer;
-  // Found only in the base interpreter's (or the user's) site-packages, which a venv made
-  // with include-system-site-packages = true imports after its own.
-  bool inherited = false;
-  bool operator==(const Framework&) const = default;
-};
-
-struct PythonEnv {
-  std::string prefix;       // logical: /usr, /home/a/venv, /opt/conda/envs/x
-  std::string interpreter;  // bin/python3 (logical), "" unknown
-  std::string version;      // "3.11"
-  std::string kind;         // system, venv, conda, pyenv, given
-  std::vector<std::string> found_by;
-  std::vector<std::string> site_packages;  // in import order
-  std::vector<Framework> frameworks;
-  std::vector<std::pair<std::string, std::string>> nvidia_packages;  // dist-info name -> version
-  // pyvenv.cfg include-system-site-packages = true: site_packages then ends with the base
-  // environment's directories (site.py adds them after the venv's own).
-  bool system_site_packages = false;
-  std::string base_prefix;  // a venv's base: the parent of pyvenv.cfg `home` (the base's bin), "" otherwise
-  bool conda_meta = false;  // <prefix>/conda-meta exists: a conda environment, whatever kind says
-  bool operator==(const PythonEnv&) const = default;
-};
-
-// A list of candidate environments longer than the probe inspects: only its first entries
-// (in the list's order) were looked at.
-struct EnvListCut {
-  std::string source;           // logical path: "/opt/conda/envs", "/root/.conda/environments.txt"
-  std::uint64_t entries = 0;    // entries the list holds
-  std::uint64_t inspected = 0;  // how many of them were inspected
-  bool operator==(const EnvListCut&) const = default;
-};
-
-struct PythonFacts {
-  std::string path_python;       // the python3 (or python) first on PATH, logical
-  std::string path_python_env;   // the prefix of its environment
-  std::vector<PythonEnv> envs;
-  std::vector<EnvListCut> lists_cut;  // lists of environments not inspected to the end
-  bool operator==(const PythonFacts&) const = default;
-};
 
 // The result of one CUDA API call: its code, NVIDIA's name and message for it.
 struct CudaCall {

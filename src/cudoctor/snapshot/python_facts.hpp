@@ -1,0 +1,81 @@
+#pragma once
+// The snapshot's L3 facts: Python environments, their frameworks and the CUDA libraries
+// those load (snapshot.hpp includes this file; include that one).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cudoctor::snapshot {
+
+// L3: a CUDA library in a framework's dependency tree, as the loader resolves it.
+struct FrameworkLibrary {
+  std::string soname;   // "libcublas.so.12"
+  std::string path;     // where the loader takes it from, "" when not found
+  std::string rule;     // "DT_RUNPATH", "LD_LIBRARY_PATH", "ld.so.cache", …
+  std::string version;  // from the real file name, "" unknown
+  std::string bundled;  // the copy the framework ships (site-packages/nvidia/*/lib, its own lib dir), "" none
+  bool operator==(const FrameworkLibrary&) const = default;
+};
+
+struct Framework {
+  std::string name;      // torch, tensorflow, jax, cupy, onnxruntime
+  std::string version;   // "2.5.1+cu124"
+  std::string cuda;      // the CUDA it was built for, "" for a CPU-only build
+  std::string hip;       // ROCm build
+  std::string cudnn;
+  std::string location;  // logical path of the package
+  std::string source;    // where the facts come from: "torch/version.py"
+  std::string gpu_library;  // the library whose tree was resolved
+  std::vector<FrameworkLibrary> libraries;
+  std::vector<std::string> missing;           // sonames not found (libcuda.so.1 excepted)
+  std::vector<std::string> missing_versions;  // "GLIBCXX_3.4.32 (in /usr/lib/…/libstdc++.so.6)"
+  std::vector<std::string> sm_archs;          // in its own libraries' fatbins
+  std::vector<std::string> ptx_archs;
+  std::vector<std::string> requires_nvidia;   // Requires-Dist: "nvidia-cudnn-cu12==9.1.0.70"
+  std::string error;                          // the GPU library could not be read
+  // Who installed it: the dist-info's INSTALLER ("pip", "uv", "conda"), else "conda" when the
+  // environment's conda-meta names the package, else "" unknown.
+  std::string installer;
+  // Found only in the base interpreter's (or the user's) site-packages, which a venv made
+  // with include-system-site-packages = true imports after its own.
+  bool inherited = false;
+  bool operator==(const Framework&) const = default;
+};
+
+struct PythonEnv {
+  std::string prefix;       // logical: /usr, /home/a/venv, /opt/conda/envs/x
+  std::string interpreter;  // bin/python3 (logical), "" unknown
+  std::string version;      // "3.11"
+  std::string kind;         // system, venv, conda, pyenv, given
+  std::vector<std::string> found_by;
+  std::vector<std::string> site_packages;  // in import order
+  std::vector<Framework> frameworks;
+  std::vector<std::pair<std::string, std::string>> nvidia_packages;  // dist-info name -> version
+  // pyvenv.cfg include-system-site-packages = true: site_packages then ends with the base
+  // environment's directories (site.py adds them after the venv's own).
+  bool system_site_packages = false;
+  std::string base_prefix;  // a venv's base: the parent of pyvenv.cfg `home` (the base's bin), "" otherwise
+  bool conda_meta = false;  // <prefix>/conda-meta exists: a conda environment, whatever kind says
+  bool operator==(const PythonEnv&) const = default;
+};
+
+// A list of candidate environments longer than the probe inspects: only its first entries
+// (in the list's order) were looked at.
+struct EnvListCut {
+  std::string source;           // logical path: "/opt/conda/envs", "/root/.conda/environments.txt"
+  std::uint64_t entries = 0;    // entries the list holds
+  std::uint64_t inspected = 0;  // how many of them were inspected
+  bool operator==(const EnvListCut&) const = default;
+};
+
+struct PythonFacts {
+  std::string path_python;       // the python3 (or python) first on PATH, logical
+  std::string path_python_env;   // the prefix of its environment
+  std::vector<PythonEnv> envs;
+  std::vector<EnvListCut> lists_cut;  // lists of environments not inspected to the end
+  bool operator==(const PythonFacts&) const = default;
+};
+
+}  // namespace cudoctor::snapshot
