@@ -76,6 +76,14 @@ TEST_F(Nvcc, WhereEachBuildRuns) {
   EXPECT_TRUE(contains(text.out, "does not run on compute capability 8.9"));
 }
 
+// The driver loads the closest cubin: on 8.9 the real cuBLASLt's sm_89, not its sm_80.
+TEST(RealCublas, ArchsNameTheCubinTheDriverPicks) {
+  const std::string lt = "/usr/local/cuda-13.0/lib/libcublasLt.so.13";
+  if (!fs::exists(lt)) GTEST_SKIP() << "no CUDA 13.0 toolkit at /usr/local/cuda-13.0";
+  EXPECT_EQ(archs({"--cc", "8.9", lt})[0]["runs_on"]["via"], "sm_89 cubin");
+  EXPECT_EQ(archs({"--cc", "8.7", lt})[0]["runs_on"]["via"], "sm_86 cubin") << "no sm_87 cubin: the closest older minor";
+}
+
 TEST(RealCuobjdump, CublasArchsAgree) {
   const auto root = std::string(CUDOCTOR_VENDOR_DIR) + "/cuda118";
   const auto cuobjdump = root + "/usr/bin/cuobjdump";

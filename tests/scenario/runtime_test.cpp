@@ -73,6 +73,17 @@ TEST(RealRuntime, NoDriverAtAllIsError35ForAnotherReason) {
   EXPECT_TRUE(contains(f["detail"], "does not mean a driver that is too old"));
   EXPECT_FALSE(c.has("runtime-too-new-for-driver"));
   EXPECT_EQ(c.report["verdict"]["break_layer"], "L1") << "the missing GPU is the cause";
+  // The report, not the rule, says it follows from the break, in every format; its own fix
+  // (install a driver) is L1's, so it defers to it instead of repeating or contradicting it.
+  EXPECT_EQ(c.report["verdict"]["break_finding"], "nvidia-module-not-loaded");
+  EXPECT_EQ(f["follows_from"], "nvidia-module-not-loaded");
+  EXPECT_EQ(f["fix"]["text"], "Fix L1 first: The nvidia kernel module is not loaded.");
+  EXPECT_TRUE(f["fix"]["commands"].empty());
+  EXPECT_TRUE(c.finding("nvidia-module-not-loaded")["follows_from"].is_null()) << "the cause follows from nothing";
+  EXPECT_TRUE(contains(c.text_run.out, "from the L1 break)\n")) << c.text_run.out;  // the title wraps before "from"
+  const auto md = run_cudoctor({"--root", r.path().string(), "--runtime", "--format", "markdown"});
+  EXPECT_TRUE(contains(md.out, "↳ follows from `nvidia-module-not-loaded`")) << md.out;
+  EXPECT_TRUE(contains(md.out, "_Follows from `nvidia-module-not-loaded`._")) << md.out;
 }
 
 void build_sim_server(FixtureRoot& r) {
