@@ -208,20 +208,40 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
   for (const auto& f : kb.frameworks()) {
     if (!in.framework.empty() && f.name != in.framework) continue;
     for (const auto& r : f.releases) {
+      // "2.5" selects 2.5 and its patch releases; pip's "2.5.1" selects the 2.5 row.
       if (!in.framework_version.empty() && r.version != in.framework_version &&
-          !r.version.starts_with(in.framework_version + "."))
+          !r.version.starts_with(in.framework_version + ".") && !in.framework_version.starts_with(r.version + "."))
         continue;
       for (const auto& v : r.variants) plan_build(p, kb, f, r, v);
     }
   }
   plan_unlocks(p);
-  const auto works = std::count_if(p.builds.begin(), p.builds.end(), [](const auto& b) { return b.fit != Fit::no; });
+  // Counted by release, as `plan` shows them: a release runs when one of its variants does.
+  std::size_t releases = 0, works = 0;
+  for (std::size_t i = 0; i < p.builds.size(); ++i) {
+    const auto& b = p.builds[i];
+    if (i > 0 && p.builds[i - 1].framework == b.framework && p.builds[i - 1].release == b.release) continue;
+    ++releases;
+    for (std::size_t j = i; j < p.builds.size() && p.builds[j].framework == b.framework && p.builds[j].release == b.release; ++j)
+      if (p.builds[j].fit != Fit::no) {
+        ++works;
+        break;
+      }
+  }
+  // "here" only for what the machine itself showed; a GPU or driver given by flags is hypothetical.
+  const bool from_machine = !in.gpu_source.starts_with("--") && in.driver_source != "--driver" && (in.cc || in.driver) &&
+                            (!in.cc || !in.gpu_source.empty());
+  const std::string where = from_machine ? "here"
+                            : in.cc && in.driver ? "on this GPU and driver"
+                            : in.cc              ? "on this GPU"
+                                                 : "on this driver";
   if (!p.driver_runs_gpu)
     p.headline = fmt::format("No build runs: {}.", driver_vs_gpu(p, kb));
   else if (works == 0)
-    p.headline = p.builds.empty() ? "No framework build matches the selection." : "No framework build in the knowledge base runs here.";
+    p.headline = p.builds.empty() ? "No framework build matches the selection."
+                                  : fmt::format("No framework release in the knowledge base runs {}.", where);
   else
-    p.headline = fmt::format("{} of {} framework builds run here.", works, p.builds.size());
+    p.headline = fmt::format("{} of {} framework releases have a build that runs {}.", works, releases, where);
   return p;
 }
 
