@@ -70,6 +70,7 @@ constexpr CatalogEntry k_catalog[] = {
     {"no-framework", L::L3, S::info, "No deep-learning framework found"},
     {"python-envs-not-inspected", L::L3, S::info, "Some Python environments were not inspected"},
     {"framework-found", L::L3, S::ok, "Framework"},
+    {"framework-library-duplicate", L::L3, S::warn, "A second copy of a CUDA library, of the framework's own version"},
     {"cuda-driver-failed", L::L4, S::error, "The CUDA driver library failed inside cuInit"},
     {"cuda-stub-driver", L::L4, S::error, "The toolkit's stub libcuda is loaded instead of the driver"},
     {"cuda-no-device", L::L4, S::error, "cuInit finds no CUDA device"},
