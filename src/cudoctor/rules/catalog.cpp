@@ -55,6 +55,7 @@ constexpr CatalogEntry k_catalog[] = {
     {"cuda-paths-set-globally", L::L2, S::info, "CUDA paths are set for every shell or program"},
     {"no-toolkit", L::L2, S::info, "No CUDA toolkit is installed"},
     {"toolkit-found", L::L2, S::ok, "CUDA toolkit"},
+    {"stubs-dir-on-loader-path", L::L2, S::warn, "A toolkit's stubs directory is on the loader's path"},
     {"framework-rocm-build", L::L3, S::error, "A ROCm build of a framework on an NVIDIA machine"},
     {"cpu-only-build", L::L3, S::error, "A framework built without CUDA"},
     {"python-on-path-lacks-framework", L::L3, S::warn, "The python on PATH is not the one with the framework"},
