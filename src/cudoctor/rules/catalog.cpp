@@ -87,6 +87,7 @@ constexpr CatalogEntry k_catalog[] = {
     {"cuda-runtime-failed", L::L4, S::error, "A CUDA runtime fails"},
     {"cuda-runtime-implausible", L::L4, S::error, "A CUDA runtime answered with values that cannot be true"},
     {"cuda-runtime-ok", L::L4, S::ok, "CUDA runtime"},
+    {"cuda-visible-devices-hides-gpus", L::L4, S::warn, "CUDA_VISIBLE_DEVICES hides every GPU"},
     {"compute-failed", L::L5, S::error, "The computation check did not finish"},
     {"gpu-out-of-memory", L::L5, S::error, "GPU memory cannot be allocated"},
     {"copy-corrupted", L::L5, S::error, "Data copied to the GPU and back comes back changed"},
