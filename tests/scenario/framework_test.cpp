@@ -9,65 +9,12 @@
 
 #include "machines.hpp"
 #include "scenario.hpp"
+#include "venvs.hpp"
 
 namespace cudoctor::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-void sh(const std::string& cmd) { ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd; }
-
-// A venv at /home/u/venv whose torch (CUDA `cuda`) needs libcudart.so.12, libcublas.so.12 and
-// libcudnn.so.9 from the bundled nvidia/* wheels (DT_RUNPATH $ORIGIN/../../nvidia/*/lib) and
-// carries cubins for sm_80 and sm_90 only.
-void build_venv(FixtureRoot& r, const std::string& cuda, const std::string& hip = "None") {
-  // The system's interpreter the venv points at, and the C library its libraries need.
-  for (const char* p : {"/usr/bin/python3", "/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2"})
-    if (fs::exists(p)) r.copy(p, fs::canonical(p));
-  const std::string venv = "/home/u/venv";
-  const std::string site = venv + "/lib/python3.11/site-packages";
-  r.file(venv + "/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n");
-  r.link(venv + "/bin/python3", "/usr/bin/python3");
-  r.file(site + "/torch/version.py",
-         "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
-         "__version__ = '2.5.1+cu124'\ndebug = False\ncuda: Optional[str] = " +
-             (cuda == "None" ? cuda : "'" + cuda + "'") + "\ngit_version = 'a8d6afb511a69687bbb2b7e88a3cf67917e1697e'\nhip: Optional[str] = " +
-             (hip == "None" ? hip : "'" + hip + "'") + "\n");
-  r.file(site + "/torch-2.5.1.dist-info/METADATA",
-         "Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1\nRequires-Dist: filelock\n"
-         "Requires-Dist: nvidia-cuda-runtime-cu12==12.4.127; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n"
-         "Requires-Dist: nvidia-cudnn-cu12==9.1.0.70; platform_system == \"Linux\" and platform_machine == \"x86_64\"\n");
-  r.file(site + "/nvidia_cudnn_cu12-9.1.0.70.dist-info/METADATA", "Name: nvidia-cudnn-cu12\nVersion: 9.1.0.70\n");
-  const auto host = [&](const std::string& p) { return r.host(p).string(); };
-  std::ofstream(host("/f.c")) << "int f(void) { return 0; }\n";
-  const std::string cc = "cc -shared -fPIC '" + host("/f.c") + "' ";
-  for (const auto& [dir, soname] : std::vector<std::pair<std::string, std::string>>{
-           {"nvidia/cuda_runtime/lib", "libcudart.so.12"}, {"nvidia/cublas/lib", "libcublas.so.12"}, {"nvidia/cudnn/lib", "libcudnn.so.9"}}) {
-    fs::create_directories(host(site + "/" + dir));
-    sh("bash -c \"" + cc + "-Wl,-soname," + soname + " -o '" + host(site + "/" + dir + "/" + soname) + "'\"");
-  }
-  fs::create_directories(host(site + "/torch/lib"));
-  const auto lib = host(site + "/torch/lib/libtorch_cuda.so");
-  sh("bash -c \"" + cc + "-o '" + lib + "' -Wl,--no-as-needed '" + host(site + "/nvidia/cuda_runtime/lib/libcudart.so.12") +
-     "' '" + host(site + "/nvidia/cublas/lib/libcublas.so.12") + "' '" + host(site + "/nvidia/cudnn/lib/libcudnn.so.9") +
-     "' -Wl,--enable-new-dtags,-rpath,'\\$ORIGIN/../../nvidia/cuda_runtime/lib:\\$ORIGIN/../../nvidia/cublas/lib:\\$ORIGIN/../../nvidia/cudnn/lib'\"");
-  // The kernels: a fatbin for sm_80 and sm_90, in the library's .nv_fatbin section.
-  const auto nvcc = std::string("/usr/local/cuda-13.0/bin/nvcc");
-  if (fs::exists(nvcc)) {
-    std::ofstream(host("/k.cu")) << "__global__ void k(float* x) { x[0] = 1.0f; }\n";
-    sh(nvcc + " -fatbin -o '" + host("/k.fatbin") + "' '" + host("/k.cu") +
-       "' -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 > /dev/null");
-    sh("objcopy --add-section .nv_fatbin='" + host("/k.fatbin") + "' '" + lib + "'");
-  }
-}
-
-// A machine whose GPU (by PCI id) and driver the rules compare the venv's torch with.
-void add_gpu(FixtureRoot& r, unsigned device, const std::string& driver) {
-  add_pci(r, {.address = "0000:01:00.0", .device = device, .class_code = 0x030000, .driver = "nvidia"});
-  add_proc_modules(r, {"nvidia_uvm", "nvidia"});
-  add_nvidia_kernel_version(r, driver);
-  add_driver_libraries(r, driver, nvml_sim_library());
-}
 
 const std::map<std::string, std::string> k_env = {{"PATH", "/home/u/venv/bin:/usr/bin:/bin"}, {"VIRTUAL_ENV", "/home/u/venv"}};
 
@@ -142,7 +89,7 @@ TEST(ScenarioFramework, ShadowedMissingOlderAndNoKernels) {
   build_venv(r, "12.4");
   // An older cuBLAS in a directory on LD_LIBRARY_PATH shadows the wheel's.
   fs::create_directories(r.host("/opt/old-cuda/lib64"));
-  sh("cc -shared -fPIC '" + r.host("/f.c").string() + "' -Wl,-soname,libcublas.so.12 -o '" +
+  run_sh("cc -shared -fPIC '" + r.host("/f.c").string() + "' -Wl,-soname,libcublas.so.12 -o '" +
      r.host("/opt/old-cuda/lib64/libcublas.so.12").string() + "'");
   // cuDNN removed from the venv, and an older cuDNN wheel's metadata left behind.
   fs::remove(r.host("/home/u/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9"));
@@ -192,12 +139,12 @@ TEST(ScenarioFramework, UnsatisfiedSymbolVersion) {
   std::ofstream(r.host("/b.c")) << "int f(void) { return 0; } int g(void) { return 1; }\n";
   std::ofstream(r.host("/t.c")) << "int g(void); int h(void) { return g(); }\n";
   const auto cublas = site + "/nvidia/cublas/lib/libcublas.so.12";
-  sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() + "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" +
+  run_sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() + "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" +
      r.host("/new.map").string());
-  sh("cc -shared -fPIC -o '" + site + "/torch/lib/libtorch_cuda.so' '" + r.host("/t.c").string() + "' '" + cublas +
+  run_sh("cc -shared -fPIC -o '" + site + "/torch/lib/libtorch_cuda.so' '" + r.host("/t.c").string() + "' '" + cublas +
      "' -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvidia/cublas/lib'");
   // … and then given an older one without it.
-  sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() + "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" +
+  run_sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() + "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" +
      r.host("/old.map").string());
   const auto c = check_root(r, {"--no-runtime"}, k_env);
   const auto f = c.finding("framework-symbol-version-missing");

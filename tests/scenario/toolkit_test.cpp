@@ -149,10 +149,12 @@ TEST(ScenarioToolkitRules, StubsCudaHomeLinkAndGlobalSettings) {
                             {{"PATH", "/usr/bin:/bin"},
                              {"CUDA_HOME", "/usr/local/cuda-13.0"},
                              {"LD_LIBRARY_PATH", "/usr/local/cuda-13.0/lib64/stubs"}});
-  const auto stubs = c.finding("stubs-on-loader-path");
+  // The toolkit's stubs directory holds only libcuda.so: libcuda.so.1 does not resolve there.
+  const auto stubs = c.finding("stubs-dir-on-loader-path");
   ASSERT_FALSE(stubs.is_null()) << c.ids();
   EXPECT_EQ(stubs["layer"], "L2");
-  EXPECT_EQ(stubs["severity"], "error");
+  EXPECT_EQ(stubs["severity"], "warn");
+  EXPECT_FALSE(c.has("stubs-on-loader-path")) << c.ids();
   const auto newer = c.finding("toolkit-newer-than-driver");
   ASSERT_FALSE(newer.is_null()) << c.ids();
   EXPECT_EQ(newer["title"], "CUDA 13.0 at /usr/local/cuda-13.0 needs driver ≥ 580.65.06; this driver is 535.104.05");

@@ -29,6 +29,8 @@ constexpr CauseRow k_causes[] = {
     {"nvml-implausible", "driver-version-mismatch", "a mismatched NVML answers with garbage"},
     // L2 problems that explain L4 failures.
     {"cuda-stub-driver", "stubs-on-loader-path", "the loader picks the stub"},
+    {"cuda-stub-driver", "stubs-dir-on-loader-path", "a program that opens libcuda.so gets the stub"},
+    {"cuda-no-device", "cuda-visible-devices-hides-gpus", "CUDA_VISIBLE_DEVICES leaves the driver no device"},
     {"runtime-too-new-for-driver", "toolkit-newer-than-driver", "the toolkit's runtime needs a newer driver"},
     {"runtime-too-new-for-driver", "framework-cuda-too-new-for-driver", "the framework's runtime needs a newer driver"},
     // L3: a library that is not found or not the right version explains what follows.

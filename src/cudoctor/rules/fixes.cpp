@@ -12,19 +12,25 @@ std::string conda_name(const std::string& framework) {
   return framework;
 }
 
-std::string quote(std::string_view s) {
-  if (s.find_first_of(" '\"$`\\!*?[]{}()<>|&;#~") == std::string_view::npos && !s.empty()) return std::string(s);
+}  // namespace
+
+std::string shell_quote(std::string_view s) {
+  // Characters the shell reads specially anywhere in a word, and control characters; '=' and
+  // '%' only matter at the start of some words and are left as they are.
+  bool plain = !s.empty();
+  for (const char c : s)
+    plain = plain && std::string_view(" \t\n'\"$`\\!*?[]{}()<>|&;#~^").find(c) == std::string_view::npos &&
+            static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+  if (plain) return std::string(s);
   std::string out = "'";
   for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
 
-}  // namespace
-
 std::string as_root(const view::Machine& m, std::string_view cmd) {
   if (m.root) return std::string(cmd);
   if (m.has_tool("sudo")) return "sudo " + std::string(cmd);
-  return "su -c " + quote(cmd);
+  return "su -c " + shell_quote(cmd);
 }
 
 std::string install_packages(const view::Machine& m, const Packages& p) {
@@ -70,22 +76,28 @@ std::string rebuild_initramfs(const view::Machine& m) {
   return "";
 }
 
+std::string python_of(const snapshot::PythonEnv& env) {
+  if (!env.interpreter.empty()) return shell_quote(env.interpreter);
+  if (!env.prefix.empty() && env.kind != "system") return shell_quote(env.prefix + "/bin/python3");
+  return "python3";
+}
+
 std::vector<std::string> pip_install(const view::Machine& m, const snapshot::PythonEnv& env,
                                      const snapshot::Framework* replacing, const std::string& install_line) {
   std::vector<std::string> out;
-  const auto rest = install_line.starts_with("pip ") ? install_line.substr(4) : std::string();
+  if (!install_line.starts_with("pip ")) return out;
+  const auto rest = install_line.substr(4);
   const auto kind = m.env_kind(env);
-  std::string python = env.interpreter.empty() ? "python3" : quote(env.interpreter);
+  auto python = python_of(env);
   if (kind == view::EnvKind::system) {
     // The distribution's Python belongs to its package manager (PEP 668): a venv of its own.
     out.push_back(fmt::format("{} -m venv ~/.venvs/gpu", python));
     python = "~/.venvs/gpu/bin/python";
-  } else if (replacing && replacing->installer == "conda") {
+  } else if (replacing && replacing->installer == "conda" && !replacing->inherited) {
     const char* conda = m.has_tool("conda") ? "conda" : m.has_tool("mamba") ? "mamba" : m.has_tool("micromamba") ? "micromamba" : "conda";
-    out.push_back(fmt::format("{} remove -y -p {} {}", conda, quote(env.prefix), conda_name(replacing->name)));
+    out.push_back(fmt::format("{} remove -y -p {} {}", conda, shell_quote(env.prefix), conda_name(replacing->name)));
   }
-  if (rest.empty()) return out;
-  out.push_back(fmt::format("{} -m pip install {}", python, rest));
+  out.push_back(fmt::format("{} -m pip {}", python, rest));
   return out;
 }
 
@@ -93,6 +105,15 @@ std::string plan_command(const view::Machine& m) {
   // plan reads the GPU and the driver from the machine; it needs one of them.
   if (m.gpus.empty() && !m.driver.version) return "";
   return "cudoctor plan";
+}
+
+std::string drop_from_ld_library_path(const std::vector<std::string>& dirs) {
+  std::string patterns;
+  for (const auto& d : dirs) patterns += " -e " + shell_quote(d);
+  // grep -x -F: each entry compared whole and literally, so a '.' in a path is a '.'.
+  return fmt::format(
+      "export LD_LIBRARY_PATH=\"$(printf '%s' \"$LD_LIBRARY_PATH\" | tr : '\\n' | grep -v -x -F{} | paste -sd:)\"",
+      patterns);
 }
 
 std::string list_nvidia_pci(const view::Machine& m) {

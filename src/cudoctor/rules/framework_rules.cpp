@@ -7,6 +7,7 @@
 #include "cudoctor/compat/binary.hpp"
 #include "cudoctor/plan/plan.hpp"
 #include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/rules/fixes.hpp"
 #include "cudoctor/rules/rules.hpp"
 #include "cudoctor/util/version.hpp"
 
@@ -31,11 +32,106 @@ std::string label(const Framework& f, const PythonEnv& e) {
 }
 
 // The install command of the build `plan` recommends for this machine: the same judgement, for
-// every GPU here (a build that runs on one GPU but not another is not recommended).
-std::string cuda_build_command(const view::Machine& m, const kb::KnowledgeBase& kb, const std::string& name) {
+// every GPU here (a build that runs on one GPU but not another is not recommended), and only
+// releases with a wheel for the environment's Python.
+std::string cuda_build_command(const view::Machine& m, const kb::KnowledgeBase& kb, const std::string& name,
+                               const PythonEnv& env) {
   if (!kb.framework(name)) return "";
-  const auto b = plan::recommended(kb, name, m.ccs, m.driver.version);
+  const auto b = plan::recommended(kb, name, m.ccs, m.driver.version, m.python_version(env));
   return b ? b->install : "";
+}
+
+// The commands that put that build into this environment (fixes::pip_install), none when no
+// build runs here.
+std::vector<std::string> install_commands(const view::Machine& m, const kb::KnowledgeBase& kb, const PythonEnv& env,
+                                          const Framework& f) {
+  const auto line = cuda_build_command(m, kb, f.name, env);
+  if (line.empty()) return {};
+  return fixes::pip_install(m, env, &f, line);
+}
+
+// What the fix does, in words, for the kind of environment it is printed for.
+std::string install_text(const view::Machine& m, const PythonEnv& env, const Framework& f, const std::string& what) {
+  switch (m.env_kind(env)) {
+    case view::EnvKind::system:
+      return what + " into a virtual environment (the system's package stays as it is).";
+    case view::EnvKind::venv_system_site:
+      if (f.inherited) return what + " into this venv: its own site-packages come before the system's.";
+      break;
+    default:
+      break;
+  }
+  if (f.installer == "conda" && !f.inherited) return what + " with pip, after removing conda's package.";
+  return what + " in this environment.";
+}
+
+// The pip wheel (dist-info name prefix) that ships a CUDA library, by the soname's stem.
+std::string wheel_of(const std::string& soname) {
+  constexpr std::pair<const char*, const char*> k_wheels[] = {
+      {"libcudnn", "nvidia_cudnn_cu"},         {"libcublas", "nvidia_cublas_cu"},
+      {"libcudart", "nvidia_cuda_runtime_cu"}, {"libnccl", "nvidia_nccl_cu"},
+      {"libcufft", "nvidia_cufft_cu"},         {"libcusparse", "nvidia_cusparse_cu"},
+      {"libnvrtc", "nvidia_cuda_nvrtc_cu"},    {"libcurand", "nvidia_curand_cu"},
+      {"libcusolver", "nvidia_cusolver_cu"},   {"libnvJitLink", "nvidia_nvjitlink_cu"},
+      {"libcupti", "nvidia_cuda_cupti_cu"},
+  };
+  for (const auto& [stem, wheel] : k_wheels)
+    if (soname.starts_with(stem)) return wheel;
+  return "";
+}
+
+// The library's name as NVIDIA writes it, for titles; the soname when it has none here.
+std::string library_name(const std::string& soname) {
+  constexpr std::pair<const char*, const char*> k_names[] = {
+      {"libcudnn", "cuDNN"},         {"libcublasLt", "cuBLASLt"},
+      {"libcublas", "cuBLAS"},       {"libcudart", "the CUDA runtime"},
+      {"libnccl", "NCCL"},           {"libcufft", "cuFFT"},
+      {"libcusparse", "cuSPARSE"},   {"libnvrtc", "NVRTC"},
+      {"libcurand", "cuRAND"},       {"libcusolver", "cuSOLVER"},
+      {"libnvJitLink", "nvJitLink"},
+  };
+  for (const auto& [stem, name] : k_names)
+    if (soname.starts_with(stem)) return name;
+  return soname;
+}
+
+// A version that says more than the soname's major: "9.1.0.70", not "9".
+std::optional<util::Version> full_version(const std::string& text) {
+  auto v = util::Version::parse(text);
+  if (!v || v->parts.size() < 2) return std::nullopt;
+  return v;
+}
+
+// The version of the copy a framework ships: its nvidia-* wheel's (the dist-info of the wheel
+// for this soname whose major is the soname's), else the bundled file's own name. The second
+// member says where it came from.
+std::pair<std::optional<util::Version>, std::string> bundled_version(const PythonEnv& env,
+                                                                     const snapshot::FrameworkLibrary& l) {
+  const auto so = l.soname.find(".so.");
+  const auto major = so == std::string::npos ? std::nullopt : util::Version::parse(l.soname.substr(so + 4));
+  if (const auto wheel = wheel_of(l.soname); !wheel.empty() && l.bundled.find("/nvidia/") != std::string::npos)
+    for (const auto& [name, version] : env.nvidia_packages)
+      if (name.starts_with(wheel))
+        if (const auto v = full_version(version); v && major && v->major() == major->major())
+          return {v, fmt::format("{} {} (dist-info)", name, version)};
+  const auto base = l.bundled.substr(l.bundled.rfind('/') + 1);
+  if (const auto dot = base.find(".so."); dot != std::string::npos)
+    if (const auto v = full_version(base.substr(dot + 4))) return {v, l.bundled};
+  return {std::nullopt, ""};
+}
+
+// -1, 0, 1 as a is older, the same as or newer than b, compared on the parts both name
+// (a file named 9.1.0 is the wheel 9.1.0.70).
+int compare_common(const util::Version& a, const util::Version& b) {
+  const auto n = std::min(a.parts.size(), b.parts.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (a.parts[i] != b.parts[i]) return a.parts[i] < b.parts[i] ? -1 : 1;
+  return 0;
+}
+
+// The import name of a framework, for a line that checks which copy an interpreter imports.
+std::string module_of(const std::string& name) {
+  return name == "jax" ? "jaxlib" : name;
 }
 
 // The kernels found in the framework's own binaries, nullopt when none were read.
@@ -58,8 +154,8 @@ std::vector<std::string> lib_evidence(const Framework& f) {
 
 // The build against this machine's GPUs and driver: plan::fit_build, the judgement `plan` shows.
 // Returns whether it found the build unable to run.
-bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Framework& f, const std::string& who,
-                 const std::vector<std::string>& base_ev, std::vector<Finding>& out) {
+bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const PythonEnv& env, const Framework& f,
+                 const std::string& who, const std::vector<std::string>& base_ev, std::vector<Finding>& out) {
   const auto cuda = util::Version::parse(f.cuda.find('.') == std::string::npos ? f.cuda + ".0" : f.cuda);
   if (!cuda || !kb.min_driver_for_cuda(*cuda)) return false;
   const auto kernels = found_kernels(f);
@@ -73,7 +169,7 @@ bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Fram
     // Without its binaries' kernels, only the driver's half of the judgement is a fact.
     if (fit.stop == plan::Stop::kernels && !kernels)
       fit = plan::fit_build(kb, plan::Machine{std::nullopt, m.driver.version, m.jit_disabled}, *cuda, std::nullopt);
-    const auto install = fit.stop == plan::Stop::none ? std::string() : cuda_build_command(m, kb, f.name);
+    const auto install = fit.stop == plan::Stop::none ? std::vector<std::string>() : install_commands(m, kb, env, f);
     switch (fit.stop) {
       case plan::Stop::none:
       case plan::Stop::driver_vs_gpu: break;  // L1 reports a driver that cannot run the GPU
@@ -87,8 +183,7 @@ bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Fram
                                f.sm_archs.empty() ? "no cubins" : fmt::format("cubins for {}", fmt::join(f.sm_archs, " ")),
                                f.ptx_archs.empty() ? "none" : fmt::format("{}", fmt::join(f.ptx_archs, " ")));
         x.evidence = base_ev;
-        x.fix = {"Install a build whose architecture list includes this GPU.",
-                 install.empty() ? std::vector<std::string>{} : std::vector<std::string>{install}};
+        x.fix = {install_text(m, env, f, "Install a build whose architecture list includes this GPU"), install};
         out.push_back(std::move(x));
         broken = true;
         break;
@@ -105,10 +200,11 @@ bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Fram
                                                             ? "PTX " + fit.kernels->ptx_denied->name()
                                                             : std::string("PTX only"),
                                          m.driver.version ? m.driver.version->str() : "?"));
-        x.fix = {fit.unlock_driver ? fmt::format("Upgrade the driver to ≥ {}, or install a build with cubins for {}.",
-                                                 fit.unlock_driver->str(), plan::sm(*gpu))
-                                   : fmt::format("Install a build with cubins for {}.", plan::sm(*gpu)),
-                 install.empty() ? std::vector<std::string>{} : std::vector<std::string>{install}};
+        const auto cubins = fmt::format("install a build with cubins for {}", plan::sm(*gpu));
+        x.fix = {fit.unlock_driver ? fmt::format("Upgrade the driver to ≥ {}, or {}", fit.unlock_driver->str(),
+                                                 install_text(m, env, f, cubins))
+                                   : install_text(m, env, f, "I" + cubins.substr(1)),
+                 install};
         out.push_back(std::move(x));
         broken = true;
         break;
@@ -126,9 +222,11 @@ bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Fram
         x.evidence = base_ev;
         if (m.driver.version)
           x.evidence.push_back(fmt::format("driver {} ({})", m.driver.version->str(), view::to_string(m.driver.witness)));
-        x.fix = {branch ? "Install a build for a CUDA that this GPU's last driver branch supports."
-                        : "Install the build for an older CUDA, or upgrade the driver.",
-                 install.empty() ? std::vector<std::string>{} : std::vector<std::string>{install}};
+        x.fix = {
+            branch
+                ? install_text(m, env, f, "Install a build for a CUDA that this GPU's last driver branch supports")
+                : "Upgrade the driver, or " + install_text(m, env, f, "install the build for a CUDA this driver runs"),
+            install};
         out.push_back(std::move(x));
         broken = true;
         break;
@@ -145,10 +243,20 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
   std::vector<Finding> out;
   const auto& py = s.python;
   const bool nvidia = !s.gpus.empty() || !s.driver.kernel_module.version.empty();
+  // A venv on PATH that imports the system's site-packages: the system's frameworks are
+  // reported once, for the venv's python, the one the user runs.
+  const PythonEnv* path_env = nullptr;
+  for (const auto& e : py.envs)
+    if (!py.path_python_env.empty() && e.prefix == py.path_python_env) path_env = &e;
+  std::set<std::string> reported_in_path_venv;
+  if (path_env && m.env_kind(*path_env) == view::EnvKind::venv_system_site)
+    for (const auto& f : path_env->frameworks)
+      if (f.inherited) reported_in_path_venv.insert(f.location);
   std::size_t count = 0;
   for (const auto& env : py.envs)
     for (const auto& f : env.frameworks) {
       ++count;
+      if (&env != path_env && !f.inherited && reported_in_path_venv.count(f.location)) continue;
       const auto who = label(f, env);
       std::vector<std::string> base_ev = {fmt::format("{}: version {}, CUDA {}{}", f.source, f.version,
                                                       f.cuda.empty() ? "none" : f.cuda, f.hip.empty() ? "" : ", ROCm " + f.hip),
@@ -158,8 +266,7 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
         x.title = fmt::format("{} is a ROCm (AMD) build", who);
         x.detail = "A ROCm build drives AMD GPUs through HIP; it cannot use an NVIDIA GPU.";
         x.evidence = base_ev;
-        const auto cmd = cuda_build_command(m, kb, f.name);
-        x.fix = {"Install a CUDA build in this environment.", cmd.empty() ? std::vector<std::string>{} : std::vector<std::string>{cmd}};
+        x.fix = {install_text(m, env, f, "Install a CUDA build"), install_commands(m, kb, env, f)};
         out.push_back(std::move(x));
         continue;
       }
@@ -169,19 +276,20 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
         x.detail = f.name == "torch" ? "torch.cuda.is_available() is False and CUDA calls raise \"Torch not compiled with CUDA "
                                        "enabled\", whatever the GPU and driver."
                                      : "It was built without CUDA, so it never uses a GPU.";
-        if (env.kind == "system")
+        const auto kind = m.env_kind(env);
+        if (kind == view::EnvKind::system)
           x.detail += " It comes from the distribution's package, which is built for the CPU.";
+        else if (f.inherited)
+          x.detail += fmt::format(
+              " It comes from {}'s site-packages, which this venv imports "
+              "(include-system-site-packages = true).",
+              env.base_prefix.empty() ? std::string("the base interpreter") : env.base_prefix);
         x.evidence = base_ev;
-        const auto cmd = cuda_build_command(m, kb, f.name);
-        std::vector<std::string> cmds;
-        if (env.kind == "system") {
-          cmds.push_back("python3 -m venv ~/.venvs/gpu && . ~/.venvs/gpu/bin/activate");
-          if (!cmd.empty()) cmds.push_back(cmd);
-        } else if (!cmd.empty()) {
-          cmds.push_back(env.interpreter.empty() ? cmd : cmd.substr(0, 4) == "pip " ? env.interpreter + " -m " + cmd : cmd);
-        }
-        x.fix = {env.kind == "system" ? "Install a CUDA build into a virtual environment (the system's package stays as it is)."
-                                      : "Replace it with a CUDA build that fits this machine (cudoctor plan lists them all).",
+        if (f.inherited)
+          x.evidence.push_back(fmt::format("{}/pyvenv.cfg: include-system-site-packages = true", env.prefix));
+        const auto cmds = install_commands(m, kb, env, f);
+        x.fix = {install_text(m, env, f, "Install a CUDA build that fits this machine") +
+                     (cmds.empty() ? " None in the knowledge base runs here; cudoctor plan says why." : ""),
                  cmds};
         out.push_back(std::move(x));
         continue;
@@ -201,7 +309,8 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
         x.evidence = base_ev;
         x.evidence.push_back("resolved from " + f.gpu_library);
         x.fix = {"Reinstall the framework with its CUDA dependencies, or install the missing CUDA libraries.",
-                 {fmt::format("cudoctor ldd --why {} {}", f.missing.front(), f.gpu_library)}};
+                 {},
+                 {fmt::format("cudoctor ldd --why {} {}", f.missing.front(), fixes::shell_quote(f.gpu_library))}};
         out.push_back(std::move(x));
         broken = true;
       }
@@ -214,20 +323,61 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
         broken = true;
       }
       for (const auto& l : f.libraries)
-        if (!l.bundled.empty() && l.path != l.bundled) {
-          auto x = make_finding("framework-library-shadowed");
-          x.title = fmt::format("{} loads {} from {} instead of its own {}", who, l.soname, l.path, l.bundled);
-          x.detail = fmt::format("{} finds another copy first{}; mixing CUDA library versions causes wrong symbols, "
-                                 "\"undefined symbol\" errors or crashes.",
-                                 l.rule, l.version.empty() ? "" : " (version " + l.version + ")");
+        if (!l.bundled.empty() && !l.path.empty() && l.path != l.bundled) {
+          // The shadowing copy against the one the framework ships: an older one lacks what the
+          // framework was built against; the same version is a harmless second copy.
+          const auto theirs = full_version(l.version);
+          const auto [ours, ours_from] = bundled_version(env, l);
+          const int order = theirs && ours ? compare_common(*theirs, *ours) : -2;
+          const auto name = library_name(l.soname);
+          auto x = make_finding(order == 0 ? "framework-library-duplicate" : "framework-library-shadowed");
+          if (order == -2) {
+            x.title = fmt::format("{} loads {} from {} instead of its own {}", who, l.soname, l.path, l.bundled);
+            x.detail = fmt::format(
+                "{} finds another copy first{}; mixing CUDA library versions causes wrong symbols, "
+                "\"undefined symbol\" errors or crashes.",
+                l.rule, l.version.empty() ? "" : " (version " + l.version + ")");
+          } else if (order < 0) {
+            x.title = fmt::format("{} loads {} {} from {}, older than its own {}", who, name, theirs->str(), l.path,
+                                  ours->str());
+            x.detail = fmt::format(
+                "{} finds the older copy first. The framework was built against {} {}: an older one "
+                "lacks symbols and fixes it relies on (\"undefined symbol\", version "
+                "mismatch errors, wrong results or crashes).",
+                l.rule, name, ours->str());
+          } else if (order > 0) {
+            x.severity = Severity::warn;
+            x.title = fmt::format("{} loads {} {} from {}, newer than its own {}", who, name, theirs->str(), l.path,
+                                  ours->str());
+            x.detail = fmt::format(
+                "{} finds the newer copy first. Newer CUDA libraries of the same major usually keep "
+                "what older ones had, so this tends to work; the framework was tested with {}.",
+                l.rule, ours->str());
+          } else {
+            x.title = fmt::format("{} loads {} {} from {}, the same version as its own copy", who, name, theirs->str(),
+                                  l.path);
+            x.detail = fmt::format(
+                "{} finds another copy first, of the same version as the one the framework ships: "
+                "harmless while the two stay the same.",
+                l.rule);
+          }
           x.evidence = lib_evidence(f);
-          x.fix = l.rule == "LD_LIBRARY_PATH"
-                      ? Fix{"Take that directory off LD_LIBRARY_PATH for this environment.",
-                            {fmt::format("export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr : '\\n' | grep -v '^{}$' | paste -sd:)",
-                                         l.path.substr(0, l.path.rfind('/')))}}
-                      : Fix{"Remove the other copy from the loader's path.", {"cudoctor ldd --why " + l.soname + " " + f.gpu_library}};
+          if (theirs) x.evidence.push_back(fmt::format("{}: version {} (its file name)", l.path, theirs->str()));
+          if (ours) x.evidence.push_back(fmt::format("its own copy: version {}, from {}", ours->str(), ours_from));
+          const auto dir = l.path.substr(0, l.path.rfind('/'));
+          if (order == 0)
+            x.fix = {
+                "Nothing breaks while the versions match; take the directory off LD_LIBRARY_PATH to keep one copy.",
+                {}};
+          else if (l.rule == "LD_LIBRARY_PATH")
+            x.fix = {"Take that directory off LD_LIBRARY_PATH for this environment.",
+                     {fixes::drop_from_ld_library_path({dir})}};
+          else
+            x.fix = {"Remove the other copy from the loader's path.",
+                     {},
+                     {fmt::format("cudoctor ldd --why {} {}", l.soname, fixes::shell_quote(f.gpu_library))}};
           out.push_back(std::move(x));
-          broken = true;
+          broken = broken || order < 0;
         }
       std::set<std::string> runtimes;
       for (const auto& l : f.libraries)
@@ -240,7 +390,7 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
         x.evidence = lib_evidence(f);
         out.push_back(std::move(x));
       }
-      if (!f.cuda.empty()) broken = judge_build(m, kb, f, who, base_ev, out) || broken;
+      if (!f.cuda.empty()) broken = judge_build(m, kb, env, f, who, base_ev, out) || broken;
       // A bundled nvidia-* wheel older than the framework's pin.
       for (const auto& req : f.requires_nvidia) {
         const auto eq = req.find("==");
@@ -254,7 +404,10 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
             if (have && *have < *want) {
               auto x = make_finding("framework-library-older");
               x.title = fmt::format("{} pins {} but {} is installed", who, req, version);
-              x.fix = {"Reinstall the pinned version.", {fmt::format("pip install '{}'", req)}};
+              x.fix = {"Reinstall the pinned version.",
+                       m.env_kind(env) == view::EnvKind::system || f.inherited
+                           ? std::vector<std::string>{}
+                           : fixes::pip_install(m, env, nullptr, "pip install " + fixes::shell_quote(req))};
               out.push_back(std::move(x));
             }
           }
@@ -293,13 +446,10 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
                            "anyone can write to cannot make a run take minutes; a framework in an environment past "
                            "them is not reported.",
                            first.inspected);
-    x.fix = {"Name the environment to inspect.", {"cudoctor --python <environment>/bin/python3"}};
+    x.fix = {"Name the environment to inspect: cudoctor --python ENVIRONMENT/bin/python3.", {}};
     out.push_back(std::move(x));
   }
   // The python a user types is not the one that has the framework.
-  const PythonEnv* path_env = nullptr;
-  for (const auto& e : py.envs)
-    if (!py.path_python_env.empty() && e.prefix == py.path_python_env) path_env = &e;
   if (path_env && path_env->frameworks.empty()) {
     std::vector<std::string> elsewhere;
     for (const auto& e : py.envs)
@@ -316,7 +466,9 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
       x.fix = {"Run the interpreter that has it, or activate its environment.", {}};
       for (const auto& e : py.envs)
         if (!e.frameworks.empty() && !e.interpreter.empty()) {
-          x.fix.commands.push_back(e.interpreter + " -c 'import torch; print(torch.__version__)'");
+          const auto mod = module_of(e.frameworks.front().name);
+          x.fix.checks.push_back(
+              fmt::format("{} -c 'import {}; print({}.__version__)'", fixes::shell_quote(e.interpreter), mod, mod));
           break;
         }
       out.push_back(std::move(x));

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/rules/fixes.hpp"
 #include "cudoctor/rules/rules.hpp"
 
 namespace cudoctor::rules {
@@ -57,8 +58,11 @@ std::vector<Finding> host_rules(const view::Machine& m) {
     auto f = make_finding("wsl1-no-gpu");
     f.detail = "GPU compute is available only in WSL2 distributions.";
     f.evidence = h.wsl.evidence;
-    f.fix = {"Convert the distribution to WSL2 from a Windows prompt, then reopen it.",
-             {"wsl --set-version <distribution> 2"}};
+    // wsl.exe runs on the Windows side, not in this shell: named in the text, not as a command.
+    f.fix = {
+        "Convert the distribution to WSL2 from a Windows prompt (wsl --set-version DISTRIBUTION 2, the name as "
+        "wsl --list shows it), then reopen it.",
+        {}};
     out.push_back(std::move(f));
   }
   for (const auto& u : snap.unreadable) {
@@ -68,7 +72,9 @@ std::vector<Finding> host_rules(const view::Machine& m) {
     f.detail = "Conclusions that depend on this source are left out or marked unknown.";
     f.evidence.push_back(fmt::format("{}: {}", u.path, u.reason));
     if (u.reason.find("ermission") != std::string::npos)
-      f.fix = {"Run cudoctor as a user who may read it, or check the file's permissions.", {"ls -l " + u.path}};
+      f.fix = {"Run cudoctor as a user who may read it, or check the file's permissions.",
+               {},
+               {"ls -l " + fixes::shell_quote(u.path)}};
     out.push_back(std::move(f));
   }
   return out;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/rules/fixes.hpp"
 #include "cudoctor/rules/plausible.hpp"
 #include "cudoctor/rules/rules.hpp"
 #include "cudoctor/util/version.hpp"
@@ -14,6 +15,28 @@ namespace {
 
 using snapshot::CudaCall;
 using snapshot::Snapshot;
+
+// The kernel log filtered for patterns, read as root where the kernel restricts it.
+std::string kernel_log(const view::Machine& m, std::string_view grep_args) {
+  return fmt::format("{} | grep -i {}", fixes::as_root(m, "dmesg"), grep_args);
+}
+
+// An nvidia-smi query, or nothing where nvidia-smi is not installed.
+void add_smi(const view::Machine& m, std::vector<std::string>& checks, std::string_view args) {
+  if (m.has_tool("nvidia-smi")) checks.push_back(fmt::format("nvidia-smi {}", args));
+}
+
+// `cudoctor plan` where this machine gives it something to plan from.
+std::vector<std::string> plan_commands(const view::Machine& m) {
+  const auto plan = fixes::plan_command(m);
+  return plan.empty() ? std::vector<std::string>{} : std::vector<std::string>{plan};
+}
+
+// CUDA_VISIBLE_DEVICES values that leave no device: empty, -1 (an index that cannot exist),
+// and what batch systems set for a job without GPUs (Slurm's NoDevFiles, "none").
+bool hides_every_gpu(const std::string& v) {
+  return v.empty() || v == "-1" || v == "NoDevFiles" || v == "none";
+}
 
 std::string call_text(const CudaCall& c, const kb::KnowledgeBase& kb, const char* api) {
   auto name = c.name;
@@ -50,13 +73,15 @@ Finding implausible(const char* id, const std::string& who, const std::string& l
                          lib);
   for (const auto& b : bad) f.evidence.push_back(fmt::format("{}: {}", lib, b));
   f.fix = {"Check which file this is and where it comes from; reinstall the driver or toolkit it belongs to.",
-           {"ls -l " + lib, "cudoctor ldd " + lib}};
+           {},
+           {"ls -l " + fixes::shell_quote(lib), "cudoctor ldd " + fixes::shell_quote(lib)}};
   return f;
 }
 
 // NVML and the driver API count the same GPUs unless CUDA_VISIBLE_DEVICES narrows the
 // driver's view or MIG is on (CUDA then enumerates MIG instances).
-void count_rule(const Snapshot& s, std::vector<Finding>& out) {
+void count_rule(const view::Machine& m, std::vector<Finding>& out) {
+  const auto& s = m.snap;
   const auto& d = s.runtime.driver_api;
   const auto& n = s.driver.nvml;
   if (s.runtime.cuda_visible_devices || n.outcome.status != "ok" || n.init_code != 0 || d.device_count < 0) return;
@@ -73,7 +98,9 @@ void count_rule(const Snapshot& s, std::vector<Finding>& out) {
              "device node, a cgroup that denies it), or one of the two libraries answered wrongly.";
   f.evidence = {fmt::format("{}: nvmlDeviceGetCount = {}", n.library, nvml),
                 fmt::format("{}: cuDeviceGetCount = {}", d.library, d.device_count)};
-  f.fix = {"Compare what each sees.", {"nvidia-smi -L", "ls -l /dev/nvidia*"}};
+  f.fix = {"Compare what each sees.", {}, {}};
+  add_smi(m, f.fix.checks, "-L");
+  f.fix.checks.emplace_back("ls -l /dev/nvidia*");
   out.push_back(std::move(f));
 }
 
@@ -91,7 +118,8 @@ bool node_present(const Snapshot& s, const char* path) {
 
 std::string cuda_str(int encoded) { return encoded > 0 ? util::cuda_version_string(encoded) : "none"; }
 
-void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+  const auto& s = m.snap;
   const auto& d = s.runtime.driver_api;
   if (d.outcome.status == "not_run") return;  // no libcuda: L1 says so
   if (d.outcome.status != "ok") {
@@ -101,7 +129,8 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
     f.detail = "cudoctor ran the driver in a separate process, so the report is whole; every CUDA program on this "
                "machine will fail the same way.";
     f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", d.outcome.status, d.outcome.seconds, d.outcome.message));
-    f.fix = {"Reinstall the driver, and read the kernel log for NVRM or Xid errors.", {"sudo dmesg | grep -i -e NVRM -e xid"}};
+    f.fix = {
+        "Reinstall the driver, and read the kernel log for NVRM or Xid errors.", {}, {kernel_log(m, "-e NVRM -e xid")}};
     out.push_back(std::move(f));
     return;
   }
@@ -115,7 +144,8 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
                "ahead of the real driver.";
     f.evidence.push_back(evidence);
     f.fix = {"Remove the stubs directory from LD_LIBRARY_PATH and /etc/ld.so.conf.d, then refresh the loader cache.",
-             {"echo \"$LD_LIBRARY_PATH\" | tr : '\\n' | grep -n stubs", "grep -rn stubs /etc/ld.so.conf.d/", "sudo ldconfig"}};
+             {fixes::as_root(m, "ldconfig")},
+             {"echo \"$LD_LIBRARY_PATH\" | tr : '\\n' | grep -n stubs", "grep -rn stubs /etc/ld.so.conf.d/"}};
     out.push_back(std::move(f));
     return;
   }
@@ -124,15 +154,17 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
     f.evidence.push_back(evidence);
     const auto& cvd = s.runtime.cuda_visible_devices;
     if (cvd) f.evidence.push_back(fmt::format("CUDA_VISIBLE_DEVICES=\"{}\"", *cvd));
-    if (cvd && (cvd->empty() || *cvd == "-1" || *cvd == "NoDevFiles" || *cvd == "none")) {
+    if (cvd && hides_every_gpu(*cvd)) {
       f.title = fmt::format("CUDA_VISIBLE_DEVICES=\"{}\" hides every GPU", *cvd);
       f.detail = "An empty or invalid CUDA_VISIBLE_DEVICES makes the driver report no device, whatever the machine has.";
-      f.fix = {"Unset it, or list the GPUs to use (indices or UUIDs).", {"unset CUDA_VISIBLE_DEVICES", "nvidia-smi -L"}};
+      f.fix = {"Unset it, or list the GPUs to use (indices or UUIDs).", {"unset CUDA_VISIBLE_DEVICES"}, {}};
+      add_smi(m, f.fix.checks, "-L");
     } else if (cvd) {
       f.title = fmt::format("No CUDA device: CUDA_VISIBLE_DEVICES=\"{}\" names none of this machine's GPUs", *cvd);
       f.detail = "The driver lists only the GPUs CUDA_VISIBLE_DEVICES names; an index past the last GPU, or a UUID of "
                  "another machine's GPU, leaves none.";
-      f.fix = {"Set it to indices or UUIDs that exist.", {"nvidia-smi -L"}};
+      f.fix = {"Set it to indices or UUIDs that exist.", {}, {}};
+      add_smi(m, f.fix.checks, "-L");
     } else {
       f.detail = "The driver loaded but sees no GPU it can use.";
       if (s.gpus.empty()) {
@@ -156,8 +188,16 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
       f.detail += " A CUDA program you run may still start: libcuda runs the setuid " + s.driver.nvidia_modprobe +
                   " to load the module and create the node, which cudoctor's probe does not let it do (it runs no "
                   "program). Loading it once, as below, serves both.";
-    f.fix = uvm ? Fix{"Read the kernel log; reset the GPU or reboot.", {"sudo dmesg | grep -i xid", "sudo nvidia-smi -r"}}
-                : Fix{"Reload nvidia-uvm.", {"sudo rmmod nvidia_uvm; sudo modprobe nvidia_uvm", "sudo nvidia-modprobe -u -c=0"}};
+    if (uvm) {
+      f.fix = {"Read the kernel log; reset the GPU or reboot.", {}, {kernel_log(m, "xid")}};
+      if (m.has_tool("nvidia-smi")) f.fix.commands.push_back(fixes::as_root(m, "nvidia-smi -r"));
+    } else {
+      f.fix = {
+          "Reload nvidia-uvm.",
+          {fmt::format("{}; {}", fixes::as_root(m, "rmmod nvidia_uvm"), fixes::as_root(m, "modprobe nvidia_uvm"))}};
+      if (!s.driver.nvidia_modprobe.empty())
+        f.fix.commands.push_back(fixes::as_root(m, fixes::shell_quote(s.driver.nvidia_modprobe) + " -u -c=0"));
+    }
     out.push_back(std::move(f));
     return;
   }
@@ -167,6 +207,7 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
     f.detail = "The libcuda loaded comes from a CUDA forward-compatibility package (cuda-compat), which only data-center "
                "GPUs support; on GeForce and workstation GPUs use the installed driver's own libcuda.";
     f.fix = {"Take the compat directory off the loader path (often /usr/local/cuda/compat in containers).",
+             {},
              {"echo \"$LD_LIBRARY_PATH\" | tr : '\\n' | grep -n compat", "grep -rn compat /etc/ld.so.conf.d/"}};
     out.push_back(std::move(f));
     return;
@@ -176,7 +217,7 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
     f.title = fmt::format("cuInit fails: {}", call_text(d.init, kb, "driver"));
     if (const auto* e = kb.cuda_error("driver", d.init.code)) f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
     f.evidence.push_back(evidence);
-    f.fix = {"Read the kernel log for NVRM errors.", {"sudo dmesg | grep -i -e NVRM -e xid"}};
+    f.fix = {"Read the kernel log for NVRM errors.", {}, {kernel_log(m, "-e NVRM -e xid")}};
     out.push_back(std::move(f));
     return;
   }
@@ -190,9 +231,9 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
       f.title = fmt::format("No CUDA context on GPU {} {}: {}", dev.index, dev.name, call_text(dev.context, kb, "driver"));
       if (const auto* e = kb.cuda_error("driver", dev.context.code)) f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
       f.evidence.push_back(evidence);
-      f.fix = {"See which processes hold the GPU and its compute mode.",
-               {"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
-                "nvidia-smi --query-gpu=index,name,compute_mode --format=csv"}};
+      f.fix = {"See which processes hold the GPU and its compute mode.", {}, {}};
+      add_smi(m, f.fix.checks, "--query-compute-apps=pid,process_name,used_memory --format=csv");
+      add_smi(m, f.fix.checks, "--query-gpu=index,name,compute_mode --format=csv");
       out.push_back(std::move(f));
     }
   auto f = make_finding("cuda-driver-ok");
@@ -207,10 +248,11 @@ void driver_api_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vecto
                                      dev.multiprocessors, dev.clock_mhz, dev.memory_clock_mhz, dev.memory_bus_width_bits,
                                      dev.context.code == 0 ? "context ok" : "no context"));
   out.push_back(std::move(f));
-  count_rule(s, out);
+  count_rule(m, out);
 }
 
-void cudart_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+void cudart_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+  const auto& s = m.snap;
   for (const auto& c : s.runtime.cudarts) {
     const auto rt = cuda_str(c.runtime_version);
     // Named by its version when it reported one, else by its file.
@@ -240,7 +282,8 @@ void cudart_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Fi
                  "runtime to load. It does not mean a driver that is too old.";
       f.evidence.push_back(evidence);
       f.evidence.emplace_back("libcuda.so.1: not found by the loader");
-      f.fix = {"Install the NVIDIA driver (or, in a container, start it with the GPU and driver passed in).", {"cudoctor plan"}};
+      f.fix = {"Install the NVIDIA driver (or, in a container, start it with the GPU and driver passed in).",
+               plan_commands(m)};
       out.push_back(std::move(f));
     } else if (code == 35) {
       auto f = make_finding("runtime-too-new-for-driver");
@@ -258,14 +301,15 @@ void cudart_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Fi
         f.evidence.push_back(fmt::format("kernel module {}", s.driver.kernel_module.version));
       f.fix = {fmt::format("Upgrade the driver to ≥ {}, or use a build for CUDA {} or older.",
                            (floor ? *floor : need.value_or(util::Version{})).str(), cuda_str(c.driver_version)),
-               {"cudoctor plan"}};
+               plan_commands(m)};
       out.push_back(std::move(f));
     } else if (code == 34) {
       auto f = make_finding("cuda-stub-driver");
       f.title = fmt::format("{} loaded the toolkit's stub libcuda: error 34", who);
       f.detail = "The runtime found the stub libcuda.so from a toolkit's lib/stubs, not the driver's.";
       f.evidence.push_back(evidence);
-      f.fix = {"Remove the stubs directory from LD_LIBRARY_PATH and /etc/ld.so.conf.d.", {"sudo ldconfig"}};
+      f.fix = {"Remove the stubs directory from LD_LIBRARY_PATH and /etc/ld.so.conf.d.",
+               {fixes::as_root(m, "ldconfig")}};
       out.push_back(std::move(f));
     } else if (code == 100) {
       if (s.runtime.driver_api.init.code == 100) continue;  // the driver API finding says it
@@ -304,7 +348,8 @@ double pcie_gb_per_s(int generation, int lanes) {
   return gts[generation] * lanes * efficiency / 8.0;
 }
 
-void bandwidth_rule(const Snapshot& s, const snapshot::ComputeCheck& c, std::vector<Finding>& out) {
+void bandwidth_rule(const view::Machine& m, const snapshot::ComputeCheck& c, std::vector<Finding>& out) {
+  const auto& s = m.snap;
   const snapshot::NvmlGpu* nvml = nullptr;
   for (const auto& g : s.gpus)
     if (g.nvml && g.nvml->index == c.device) nvml = &*g.nvml;
@@ -324,11 +369,15 @@ void bandwidth_rule(const Snapshot& s, const snapshot::ComputeCheck& c, std::vec
              "or another device shares it.";
   f.evidence.push_back(fmt::format("NVML: PCIe gen {} x{} now, gen {} x{} at most", nvml->pcie_gen_current,
                                    nvml->pcie_width_current, nvml->pcie_gen_max, nvml->pcie_width_max));
-  f.fix = {"Check the link under load and the slot the GPU sits in.", {"nvidia-smi -q -d PCIE", "sudo lspci -vv -d 10de: | grep -i -e lnkcap -e lnksta"}};
+  f.fix = {"Check the link under load and the slot the GPU sits in.", {}, {}};
+  add_smi(m, f.fix.checks, "-q -d PCIE");
+  if (m.has_tool("lspci"))
+    f.fix.checks.push_back(fixes::as_root(m, "lspci -vv -d 10de:") + " | grep -i -e lnkcap -e lnksta");
   out.push_back(std::move(f));
 }
 
-void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+void compute_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+  const auto& s = m.snap;
   for (const auto& c : s.runtime.compute) {
     const auto gpu = fmt::format("GPU {}", c.device);
     if (c.outcome.status != "ok") {
@@ -347,7 +396,8 @@ void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<F
           f.evidence.push_back(fmt::format("NVML: {:.1f} of {:.1f} GiB in use",
                                            static_cast<double>(g.nvml->memory_used_bytes) / (1 << 30),
                                            static_cast<double>(g.nvml->memory_total_bytes) / (1 << 30)));
-      f.fix = {"See which processes hold the GPU's memory.", {"nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"}};
+      f.fix = {"See which processes hold the GPU's memory.", {}, {}};
+      add_smi(m, f.fix.checks, "--query-compute-apps=pid,process_name,used_memory --format=csv");
       out.push_back(std::move(f));
       continue;
     }
@@ -357,7 +407,7 @@ void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<F
         auto f = make_finding("copy-corrupted");
         f.title = fmt::format("{}: {} MiB copied to the GPU and back ({}) came back changed", gpu, k.bytes >> 20, k.kind);
         f.detail = "Host-device transfers corrupt data: a failing GPU, its memory, or the PCIe link.";
-        f.fix = {"Check for Xid and PCIe errors; run the GPU's memory test.", {"sudo dmesg | grep -i -e xid -e aer"}};
+        f.fix = {"Check for Xid and PCIe errors; run the GPU's memory test.", {}, {kernel_log(m, "-e xid -e aer")}};
         out.push_back(std::move(f));
         bad = true;
       }
@@ -376,13 +426,15 @@ void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<F
                                g.m, g.n, g.k);
         f.evidence.push_back(fmt::format("cuBLAS: {}", c.cublas));
         f.fix = {"Check NVIDIA_TF32_OVERRIDE and CUBLAS_* variables, then the GPU (Xid errors, nvidia-smi -q -d ECC).",
-                 {"env | grep -e TF32 -e CUBLAS", "nvidia-smi -q -d ECC"}};
+                 {},
+                 {"env | grep -e TF32 -e CUBLAS"}};
+        add_smi(m, f.fix.checks, "-q -d ECC");
         out.push_back(std::move(f));
         bad = true;
       }
     }
     if (bad) continue;
-    bandwidth_rule(s, c, out);
+    bandwidth_rule(m, c, out);
     auto f = make_finding("compute-ok");
     std::string copies, gemms;
     for (const auto& k : c.copies) copies += fmt::format("{}{} {:.1f} GB/s", copies.empty() ? "" : ", ", k.kind, k.gb_per_s);
@@ -403,6 +455,24 @@ void compute_rules(const Snapshot& s, const kb::KnowledgeBase& kb, std::vector<F
   }
 }
 
+// CUDA_VISIBLE_DEVICES set to hide every GPU, from the facts alone (L4 need not have run);
+// not when the driver API's cuda-no-device already names it as the cause.
+void visible_devices_rule(const view::Machine& m, std::vector<Finding>& out) {
+  const auto& cvd = m.snap.runtime.cuda_visible_devices;
+  if (!cvd || !hides_every_gpu(*cvd)) return;
+  for (const auto& f : out)
+    if (f.id == "cuda-no-device" && f.title.starts_with("CUDA_VISIBLE_DEVICES=")) return;
+  auto f = make_finding("cuda-visible-devices-hides-gpus");
+  f.title = fmt::format("CUDA_VISIBLE_DEVICES=\"{}\" hides every GPU", *cvd);
+  f.detail =
+      "An empty or invalid CUDA_VISIBLE_DEVICES makes the CUDA driver report no device to every program started "
+      "with it, whatever the machine has: torch.cuda.is_available() is False.";
+  f.evidence.push_back(fmt::format("CUDA_VISIBLE_DEVICES=\"{}\" (environment)", *cvd));
+  f.fix = {"Unset it, or list the GPUs to use (indices or UUIDs).", {"unset CUDA_VISIBLE_DEVICES"}, {}};
+  add_smi(m, f.fix.checks, "-L");
+  out.push_back(std::move(f));
+}
+
 }  // namespace
 
 std::vector<Finding> runtime_rules(const view::Machine& m, const kb::KnowledgeBase& kb) {
@@ -414,17 +484,19 @@ std::vector<Finding> runtime_rules(const view::Machine& m, const kb::KnowledgeBa
       f.title = "L4 and L5 not run: " + s.runtime.not_run_reason;
       out.push_back(std::move(f));
     }
+    visible_devices_rule(m, out);
     return out;
   }
-  driver_api_rules(s, kb, out);
-  cudart_rules(s, kb, out);
-  compute_rules(s, kb, out);
+  driver_api_rules(m, kb, out);
+  cudart_rules(m, kb, out);
+  compute_rules(m, kb, out);
   if (s.runtime.compute.empty()) {
     auto f = make_finding("compute-not-run");
     f.title = s.runtime.driver_api.devices.empty() ? "Computation check not run: no CUDA device answered"
                                                    : "Computation check not run: no CUDA runtime works with this driver";
     out.push_back(std::move(f));
   }
+  visible_devices_rule(m, out);
   return out;
 }
 

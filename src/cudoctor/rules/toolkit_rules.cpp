@@ -2,11 +2,15 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cudoctor/rules/catalog.hpp"
-#include "cudoctor/rules/rules.hpp"
-#include "cudoctor/util/version.hpp"
-
+#include <algorithm>
+#include <cctype>
 #include <set>
+
+#include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/rules/fixes.hpp"
+#include "cudoctor/rules/rules.hpp"
+#include "cudoctor/util/strings.hpp"
+#include "cudoctor/util/version.hpp"
 
 namespace cudoctor::rules {
 namespace {
@@ -29,7 +33,51 @@ const Toolkit* toolkit_of(const Snapshot& s, const std::string& path) {
   return nullptr;
 }
 
-std::string env_fix(const Toolkit& t) { return fmt::format("eval \"$(cudoctor env {})\"", t.root); }
+std::string env_fix(const Toolkit& t) {
+  return fmt::format("eval \"$(cudoctor env {})\"", fixes::shell_quote(t.root));
+}
+
+// Whether a start-up file line sets a path (PATH, LD_LIBRARY_PATH, CUDA_HOME, …) rather than
+// only other variables (CUDA_VISIBLE_DEVICES, CUDA_MODULE_LOADING). A line that sets nothing
+// itself counts only when it sources a file (`. /opt/cuda/env.sh`), which may; an ld.so.conf.d
+// line is a loader path.
+bool sets_cuda_path(const snapshot::GlobalSetting& g) {
+  if (g.file.starts_with("/etc/ld.so.conf.d/")) return true;
+  const auto path_like = [](std::string_view name) {
+    const auto lower = util::to_lower(name);  // csh's `path` is PATH
+    for (const char* n : {"path", "ld_library_path", "library_path", "ld_run_path", "cpath", "c_include_path",
+                          "cplus_include_path", "manpath", "cudacxx", "nvcc"})
+      if (lower == n) return true;
+    for (const char* suffix : {"_path", "_home", "_root", "_dir", "_bin", "_lib"})
+      if (lower.ends_with(suffix)) return true;
+    return false;
+  };
+  const auto is_name = [](std::string_view w) {
+    if (w.empty() || !(std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '_')) return false;
+    for (const char c : w)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    return true;
+  };
+  std::vector<std::string_view> names;
+  const auto words = util::split_ws(g.text);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const auto w = words[i];
+    // csh's `setenv NAME value` and `set name = …`, fish's `set -gx NAME value`, `export NAME`.
+    if ((w == "setenv" || w == "set" || w == "export") && i + 1 < words.size()) {
+      std::size_t j = i + 1;
+      while (j < words.size() && words[j].starts_with('-')) ++j;
+      if (j < words.size() && is_name(words[j])) names.push_back(words[j]);
+      continue;
+    }
+    const auto eq = w.find('=');
+    if (eq == std::string_view::npos) continue;
+    auto name = w.substr(0, eq);
+    if (name.ends_with('+')) name.remove_suffix(1);  // bash's NAME+=value
+    if (is_name(name)) names.push_back(name);
+  }
+  if (names.empty()) return !words.empty() && (words.front() == "." || words.front() == "source");
+  return std::any_of(names.begin(), names.end(), path_like);
+}
 
 }  // namespace
 
@@ -37,19 +85,64 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
   const auto& s = m.snap;
   std::vector<Finding> out;
   const auto& tf = s.toolkit;
-  // The stub on the loader's path breaks every CUDA program, toolkit or not.
-  std::vector<std::string> stubs;
+  // A stubs directory on the loader's path. When libcuda.so.1 itself resolves into it every CUDA
+  // program loads the stub; otherwise only a program that opens the unversioned libcuda.so
+  // (which the stubs directory holds) gets it.
+  std::vector<std::string> stubs_ev, stubs_llp, stubs_conf_files;
   for (const auto& d : tf.ld_library_path)
-    if (d.find("/stubs") != std::string::npos) stubs.push_back("LD_LIBRARY_PATH: " + d);
+    if (d.find("/stubs") != std::string::npos) {
+      stubs_ev.push_back("LD_LIBRARY_PATH: " + d);
+      stubs_llp.push_back(d);
+    }
   for (const auto& d : tf.ld_so_conf_dirs)
-    if (d.find("/stubs") != std::string::npos) stubs.push_back("ld.so.conf: " + d);
-  if (!stubs.empty()) {
-    auto f = make_finding("stubs-on-loader-path");
-    f.detail = "lib/stubs holds a libcuda.so for linking only; when the loader finds it before the driver's, "
-               "cuInit returns 34 (CUDA_ERROR_STUB_LIBRARY) in every program.";
-    f.evidence = stubs;
-    f.fix = {"Take the stubs directory off LD_LIBRARY_PATH and /etc/ld.so.conf.d (link with -L…/stubs only).",
-             {"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr : '\\n' | grep -v /stubs | paste -sd:)", "sudo ldconfig"}};
+    if (d.find("/stubs") != std::string::npos) {
+      stubs_ev.push_back("ld.so.conf: " + d);
+      // "<dir> (<file>)", as the toolkit probe records it.
+      if (const auto open = d.rfind(" ("); open != std::string::npos && d.ends_with(')'))
+        stubs_conf_files.push_back(d.substr(open + 2, d.size() - open - 3));
+    }
+  const snapshot::DriverLibrary* libcuda = nullptr;
+  for (const auto& l : s.driver.libraries)
+    if (l.soname == "libcuda.so.1" && !l.path.empty()) libcuda = &l;
+  const bool stub_is_libcuda = libcuda && (libcuda->path.find("/stubs/") != std::string::npos ||
+                                           libcuda->real_path.find("/stubs/") != std::string::npos);
+  if (stub_is_libcuda || !stubs_ev.empty()) {
+    auto f = make_finding(stub_is_libcuda ? "stubs-on-loader-path" : "stubs-dir-on-loader-path");
+    if (stub_is_libcuda) {
+      f.title = fmt::format("libcuda.so.1 resolves to the toolkit's stub: {}", libcuda->path);
+      f.detail =
+          "lib/stubs holds a libcuda.so for linking only; the loader finds it before the driver's, so cuInit "
+          "returns 34 (CUDA_ERROR_STUB_LIBRARY) in every CUDA program.";
+      stubs_ev.push_back(fmt::format("libcuda.so.1 -> {} ({})", libcuda->path, libcuda->found_by));
+      if (libcuda->found_by.starts_with("ld.so.conf") && stubs_conf_files.empty()) stubs_conf_files.push_back("");
+    } else {
+      f.title = fmt::format("A CUDA stubs directory is on the loader's path: {}",
+                            stubs_ev.front().substr(stubs_ev.front().find(": ") + 2));
+      f.detail = fmt::format(
+          "lib/stubs holds a libcuda.so for linking only. libcuda.so.1 {}, so CUDA programs are not "
+          "affected; the stub is reachable as libcuda.so by programs that dlopen the unversioned "
+          "name, and those fail with error 34 (CUDA_ERROR_STUB_LIBRARY).",
+          libcuda ? "resolves to " + libcuda->path : std::string("is not in that directory"));
+    }
+    f.evidence = stubs_ev;
+    std::vector<std::string> text, cmds;
+    if (!stubs_llp.empty()) {
+      text.emplace_back("take it off LD_LIBRARY_PATH");
+      cmds.push_back(fixes::drop_from_ld_library_path(stubs_llp));
+    }
+    if (!stubs_conf_files.empty()) {
+      std::set<std::string> files(stubs_conf_files.begin(), stubs_conf_files.end());
+      files.erase("");
+      text.push_back(
+          files.empty()
+              ? std::string("delete its line from /etc/ld.so.conf.d and refresh the loader's cache")
+              : fmt::format("delete its line from {} and refresh the loader's cache", fmt::join(files, ", ")));
+      cmds.push_back(fixes::as_root(m, "ldconfig"));
+    }
+    if (text.empty()) text.emplace_back("take the stubs directory off the loader's path");
+    auto what = fmt::format("{}", fmt::join(text, ", and "));
+    what[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(what[0])));
+    f.fix = {what + " (link with -L…/stubs only).", cmds};
     out.push_back(std::move(f));
   }
   if (tf.toolkits.empty()) {
@@ -64,7 +157,9 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
     f.detail = "A toolkit was removed and the link left behind: build systems that use /usr/local/cuda fail.";
     f.evidence.push_back("/usr/local/cuda -> " + tf.cuda_link_target);
     if (!tf.toolkits.empty())
-      f.fix = {"Point it at an installed toolkit.", {fmt::format("sudo ln -sfn {} /usr/local/cuda", tf.toolkits.front().root)}};
+      f.fix = {
+          "Point it at an installed toolkit.",
+          {fixes::as_root(m, fmt::format("ln -sfn {} /usr/local/cuda", fixes::shell_quote(tf.toolkits.front().root)))}};
     out.push_back(std::move(f));
   }
   const auto& driver = m.driver.version;
@@ -73,6 +168,7 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
     for (const auto& how : t.found_by)
       if (how == "nvcc on PATH") path_toolkit = &t;
   for (const auto& t : tf.toolkits) {
+    bool too_new = false;  // toolkit-newer-than-driver reports it; a "found" line beside it reads as a contradiction
     std::vector<std::string> ev;
     for (const auto& w : t.witnesses) ev.push_back(fmt::format("{}: {}", w.source, w.version));
     // Witnesses: every one that names a minor must agree on major.minor; majors must agree.
@@ -114,10 +210,14 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
         f.evidence.push_back(fmt::format("driver {}; CUDA {} needs ≥ {} (≥ {} through minor-version compatibility)",
                                          driver->str(), major_minor(t.version), need->str(),
                                          floor ? floor->str() : std::string("-")));
-        f.fix = {"Upgrade the driver, or build with a toolkit the driver supports.", {"cudoctor plan"}};
+        const auto plan = fixes::plan_command(m);
+        f.fix = {"Upgrade the driver, or build with a toolkit the driver supports.",
+                 plan.empty() ? std::vector<std::string>{} : std::vector<std::string>{plan}};
         out.push_back(std::move(f));
+        too_new = true;
       }
     }
+    if (too_new) continue;
     auto ok = make_finding("toolkit-found");
     ok.title = fmt::format("CUDA {} at {}{}", t.version.empty() ? "?" : t.version, t.root,
                            &t == path_toolkit ? " (nvcc on PATH)" : runtime_only ? " (runtime only)" : "");
@@ -166,16 +266,31 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
       out.push_back(std::move(f));
     }
   }
-  if (!tf.global_settings.empty()) {
+  std::vector<const snapshot::GlobalSetting*> paths_set;
+  for (const auto& g : tf.global_settings)
+    if (sets_cuda_path(g)) paths_set.push_back(&g);
+  if (!paths_set.empty()) {
     auto f = make_finding("cuda-paths-set-globally");
-    f.title = fmt::format("CUDA paths are set in {} system or shell start-up file line{}", tf.global_settings.size(),
-                          tf.global_settings.size() == 1 ? "" : "s");
+    f.title = fmt::format("CUDA paths are set in {} system or shell start-up file line{}", paths_set.size(),
+                          paths_set.size() == 1 ? "" : "s");
     f.detail = "One toolkit forced on every shell makes per-project versions fight; a project's own environment "
                "(direnv) keeps each on its toolkit.";
-    for (const auto& g : tf.global_settings) f.evidence.push_back(fmt::format("{}:{}: {}", g.file, g.line, g.text));
-    const auto example = tf.toolkits.empty() ? std::string("12.4") : major_minor(tf.toolkits.front().version);
-    f.fix = {"Keep the machine's default there, and set a project's toolkit in the project.",
-             {fmt::format("cudoctor env {} --write .envrc && direnv allow", example)}};
+    for (const auto* g : paths_set) f.evidence.push_back(fmt::format("{}:{}: {}", g->file, g->line, g->text));
+    // A toolkit that is installed: the one whose nvcc runs, else the first found.
+    const Toolkit* example = path_toolkit ? path_toolkit : tf.toolkits.empty() ? nullptr : &tf.toolkits.front();
+    if (tf.toolkits.size() > 1 && m.has_tool("direnv"))
+      f.fix = {
+          fmt::format("Keep the machine's default there, and set a project's toolkit in the project (here CUDA {}).",
+                      example->version.empty() ? "at " + example->root : example->version),
+          {fmt::format("cudoctor env {} --write .envrc && direnv allow", fixes::shell_quote(example->root))}};
+    else if (example)
+      f.fix = {
+          fmt::format(
+              "Keep the machine's default there, and switch a shell to a toolkit when it needs one (here CUDA {}).",
+              example->version.empty() ? "at " + example->root : example->version),
+          {env_fix(*example)}};
+    else
+      f.fix = {"No CUDA toolkit is installed, so these lines point at nothing; remove them.", {}};
     out.push_back(std::move(f));
   }
   return out;
