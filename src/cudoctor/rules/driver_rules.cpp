@@ -198,6 +198,35 @@ void module_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findin
   out.push_back(std::move(f));
 }
 
+// The NVIDIA Container Toolkit mounts the driver's files by the capabilities the container
+// asks for (its user guide, "Driver capabilities"): compute brings libcuda.so.1 and
+// /dev/nvidia-uvm, utility NVML and nvidia-smi. Unset or empty asks for the default,
+// compute and utility; a list without compute or all leaves CUDA nothing to start with.
+void capability_rule(const View& v, std::vector<Finding>& out) {
+  if (!v.in_container) return;
+  const auto* var = v.m.nvidia_env("NVIDIA_DRIVER_CAPABILITIES");
+  if (!var || util::trim(var->value).empty()) return;
+  bool utility = false;
+  for (const auto c : util::split(var->value, ',')) {
+    const auto t = util::trim(c);
+    if (t == "compute" || t == "all") return;
+    utility = utility || t == "utility";
+  }
+  const auto value = util::printable(var->value);
+  auto f = make_finding("container-capability-missing");
+  f.title = fmt::format("The container asks for the driver capabilities \"{}\", without compute: no libcuda.so.1 is "
+                        "mounted",
+                        value);
+  f.detail = fmt::format("The NVIDIA Container Toolkit mounts the driver's files by the capabilities the container asks "
+                         "for: compute brings libcuda.so.1 and /dev/nvidia-uvm, utility NVML and nvidia-smi. Without "
+                         "compute (or all) CUDA cannot start in this {} container{}.",
+                         v.snap.host.container.kind, utility ? ", though nvidia-smi works" : "");
+  f.evidence.push_back(fmt::format("NVIDIA_DRIVER_CAPABILITIES={} ({})", value, var->source));
+  if (!v.library("libcuda.so.1")) f.evidence.emplace_back("libcuda.so.1: not found by the loader");
+  f.fix = l1::capability_fix(v.snap.host.container.kind, *var);
+  out.push_back(std::move(f));
+}
+
 // Device nodes and the container case. Returns false when the container has no GPU access
 // (everything after follows from it).
 bool node_rules(const View& v, std::vector<Finding>& out) {
@@ -214,8 +243,11 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
     f.evidence.emplace_back("/dev/nvidiactl: missing");
     f.fix = l1::container_no_access_fix(v.snap.host.container.kind);
     out.push_back(std::move(f));
+    capability_rule(v, out);
     return false;
   }
+  // Before the missing pieces it explains: the report takes the first cause as the break.
+  capability_rule(v, out);
   if (!v.nvidia_loaded) return true;
 
   const bool helper = drv.nvidia_modprobe_setuid;
@@ -396,6 +428,7 @@ std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBas
       l1::nvml_rules(v, kb, true, out);
       return out;
     }
+    capability_rule(v, out);
     library_rules(v, kb, out);
     l1::nvml_rules(v, kb, false, out);
     return out;

@@ -397,4 +397,36 @@ Fix container_no_access_fix(const std::string& kind) {
       "docker)."};
 }
 
+Fix capability_fix(const std::string& kind, const snapshot::EnvVar& var) {
+  // Add compute (and utility, for nvidia-smi) to what was asked for.
+  std::vector<std::string> caps = {"compute"};
+  std::vector<std::string> given;
+  for (const auto c : util::split(var.value, ',')) {
+    const auto t = std::string(util::trim(c));
+    if (!t.empty() && std::find(given.begin(), given.end(), t) == given.end()) given.push_back(t);
+  }
+  if (std::find(given.begin(), given.end(), "utility") == given.end()) caps.emplace_back("utility");
+  caps.insert(caps.end(), given.begin(), given.end());
+  const auto value = fmt::format("{}", fmt::join(caps, ","));
+  std::string how;
+  if (kind == "kubernetes")
+    how = fmt::format("set NVIDIA_DRIVER_CAPABILITIES={} in the container's env of the pod spec and recreate the pod",
+                      value);
+  else if (kind == "podman")
+    how = fmt::format("on the host, podman run --device nvidia.com/gpu=all -e NVIDIA_DRIVER_CAPABILITIES={} <image>",
+                      value);
+  else if (kind == "docker" || kind.empty())
+    how = fmt::format("on the host, docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES={} <image>", value);
+  else
+    how = fmt::format("start it with NVIDIA_DRIVER_CAPABILITIES={}", value);
+  Fix f{
+      fmt::format("Start the container again with the compute capability: {}. An image that sets the variable "
+                  "(ENV in its Dockerfile) is overridden by -e.",
+                  how)};
+  f.checks.push_back(var.source == "/proc/1/environ"
+                         ? "tr '\\0' '\\n' < /proc/1/environ | grep NVIDIA_DRIVER_CAPABILITIES"
+                         : "printenv NVIDIA_DRIVER_CAPABILITIES");
+  return f;
+}
+
 }  // namespace cudoctor::rules::l1

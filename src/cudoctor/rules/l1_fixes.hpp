@@ -66,5 +66,7 @@ std::string dmesg_check(const view::Machine& m, const std::string& pattern);
 
 // The container was started without GPUs, per runtime.
 Fix container_no_access_fix(const std::string& kind);
+// The container's NVIDIA_DRIVER_CAPABILITIES names no compute capability.
+Fix capability_fix(const std::string& kind, const snapshot::EnvVar& var);
 
 }  // namespace cudoctor::rules::l1
