@@ -44,6 +44,7 @@ constexpr CatalogEntry k_catalog[] = {
     {"nvml-implausible", L::L1, S::error, "NVML answered with values that cannot be true"},
     {"nvml-ok", L::L1, S::ok, "NVML answers"},
     {"gpu-count-mismatch", L::L1, S::warn, "NVML sees fewer GPUs than the PCI bus"},
+    {"container-capability-missing", L::L1, S::error, "The container was started without the compute capability"},
     {"stubs-on-loader-path", L::L2, S::error, "The toolkit's stub libcuda is on the loader's path"},
     {"toolkit-newer-than-driver", L::L2, S::warn, "A CUDA toolkit is newer than the driver supports"},
     {"toolkit-version-witnesses-disagree", L::L2, S::warn, "A toolkit's files disagree about its version"},

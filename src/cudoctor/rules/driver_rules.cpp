@@ -4,103 +4,24 @@
 #include <algorithm>
 
 #include "cudoctor/rules/catalog.hpp"
-#include "cudoctor/rules/plausible.hpp"
+#include "cudoctor/rules/fixes.hpp"
+#include "cudoctor/rules/l1_fixes.hpp"
+#include "cudoctor/rules/l1_view.hpp"
 #include "cudoctor/rules/rules.hpp"
+#include "cudoctor/util/strings.hpp"
 #include "cudoctor/util/version.hpp"
 
 namespace cudoctor::rules {
 namespace {
 
+using l1::gpu_label;
+using l1::modules_evidence;
+using l1::node_evidence;
+using l1::pci_evidence;
+using l1::View;
 using snapshot::DeviceNode;
 using snapshot::DriverLibrary;
 using snapshot::Gpu;
-using snapshot::Snapshot;
-
-// What every L1 rule needs to know about the machine, derived once.
-struct View {
-  const Snapshot& snap;
-  std::optional<util::Version> driver;  // view::Machine's: one witness for every rule
-  bool in_container = false;
-  bool wsl2 = false;
-  bool nvidia_loaded = false;  // the kernel says so: /proc/modules or /proc/driver/nvidia
-  std::vector<const Gpu*> pci_gpus;
-
-  explicit View(const Snapshot& s) : snap(s) {
-    in_container = !s.host.container.kind.empty();
-    wsl2 = s.host.wsl.kind == "wsl2";
-    nvidia_loaded = module_loaded("nvidia") || !s.driver.kernel_module.version.empty();
-    for (const auto& g : s.gpus)
-      if (!g.pci.address.empty()) pci_gpus.push_back(&g);
-  }
-  bool module_loaded(std::string_view name) const {
-    for (const auto& m : snap.driver.modules)
-      if (m.name == name) return m.loaded;
-    return false;
-  }
-  const DeviceNode* node(std::string_view path) const {
-    for (const auto& n : snap.driver.device_nodes)
-      if (n.path == path && n.type != "missing") return &n;
-    return nullptr;
-  }
-  const DriverLibrary* library(std::string_view soname) const {
-    for (const auto& l : snap.driver.libraries)
-      if (l.soname == soname && !l.path.empty()) return &l;
-    return nullptr;
-  }
-};
-
-// NVML's marketing name first (pci.ids lags new GPUs by months), then pci.ids, then ids.
-std::string gpu_label(const Gpu& g) {
-  if (g.nvml && !g.nvml->name.empty()) return fmt::format("{} {}", g.pci.address, g.nvml->name);
-  if (!g.pci.device_name.empty()) return fmt::format("{} {}", g.pci.address, g.pci.device_name);
-  return fmt::format("{} [10de:{:04x}]", g.pci.address, g.pci.device_id);
-}
-
-std::string pci_evidence(const snapshot::PciDevice& d) {
-  return fmt::format("/sys/bus/pci/devices/{}: [{:04x}:{:04x}] class 0x{:06x}, driver {}{}", d.address, d.vendor_id,
-                     d.device_id, d.class_code, d.driver.empty() ? "none" : d.driver,
-                     d.device_name.empty() ? "" : " (" + d.device_name + ")");
-}
-
-std::string mode_string(const DeviceNode& n) {
-  std::string s = n.type == "char_device" ? "c" : n.type == "file" ? "-" : "?";
-  const char* rwx = "rwxrwxrwx";
-  for (int i = 0; i < 9; ++i) s += (n.mode & (0400u >> i)) ? rwx[i] : '-';
-  return s;
-}
-
-std::string node_evidence(const DeviceNode& n) {
-  if (n.type == "missing") return n.path + ": missing";
-  return fmt::format("{}: {} uid {} gid {}{}", n.path, mode_string(n), n.uid, n.gid,
-                     n.type == "char_device" ? fmt::format(", device {}:{}", n.major, n.minor) : "");
-}
-
-std::string modules_evidence(const View& v) {
-  std::string s = v.snap.driver.modules_listed ? "/proc/modules:" : "/proc/modules unreadable; /sys/module:";
-  for (const auto& m : v.snap.driver.modules) s += fmt::format(" {}={}", m.name, m.loaded ? "loaded" : "absent");
-  return s;
-}
-
-std::string container_fix_text(const std::string& kind) {
-  if (kind == "kubernetes")
-    return "Request the GPU in the pod spec (resources.limits nvidia.com/gpu) on a node running the NVIDIA device "
-           "plugin or GPU operator.";
-  if (kind == "podman") return "Start the container with the GPU passed through CDI.";
-  if (kind == "apptainer") return "Start the container with --nv, which binds the host's driver and devices.";
-  if (kind == "lxc") return "Pass the /dev/nvidia* devices into the container and mount the host's driver libraries.";
-  return "Start the container with the GPUs requested; the host needs the NVIDIA Container Toolkit.";
-}
-
-std::vector<std::string> container_fix_commands(const std::string& kind) {
-  if (kind == "kubernetes") return {"kubectl describe node <node> | grep -i nvidia.com/gpu"};
-  if (kind == "podman")
-    return {"sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml",
-            "podman run --device nvidia.com/gpu=all <image> nvidia-smi"};
-  if (kind == "apptainer") return {"apptainer exec --nv <image.sif> nvidia-smi"};
-  if (kind == "lxc") return {"lxc config device add <container> gpu gpu", "lxc config set <container> nvidia.runtime true"};
-  return {"sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
-          "docker run --rm --gpus all <image> nvidia-smi"};
-}
 
 void no_gpu_rule(const View& v, std::vector<Finding>& out) {
   auto f = make_finding("no-nvidia-gpu");
@@ -117,28 +38,28 @@ void no_gpu_rule(const View& v, std::vector<Finding>& out) {
         h.hypervisor.kind == "unknown" ? "" : " (" + h.hypervisor.kind + ")",
         v.in_container ? fmt::format(", and cudoctor runs in a {} container inside it", h.container.kind) : "");
     f.fix = {"Run on an instance type that has an NVIDIA GPU, or pass a GPU through to this VM; nothing inside the "
-             "VM can make one appear.",
-             {"lspci -nn -d 10de:"}};
+             "VM can make one appear."};
   } else if (v.in_container) {
     f.detail = fmt::format(
         "A {} container sees the host's PCI bus through /sys, and it shows no NVIDIA GPU: the host itself has none "
         "(or has it disabled).",
         h.container.kind);
-    f.fix = {"Run the container on a host with an NVIDIA GPU.", {"lspci -nn -d 10de:"}};
+    f.fix = {"Run the container on a host with an NVIDIA GPU."};
   } else if (!others.empty()) {
     f.detail = fmt::format(
         "Only {} is visible. On a laptop with hybrid graphics the NVIDIA GPU disappears from the bus when the "
         "firmware or a GPU-switching tool sets integrated-only mode; on a desktop, check the card is seated and "
         "powered.",
         others.front().vendor_name.empty() ? "another vendor's GPU" : others.front().vendor_name + "'s GPU");
-    f.fix = {"Enable the discrete GPU (firmware setup: hybrid or discrete mode; or the switching tool's hybrid mode), "
-             "then reboot.",
-             {"lspci -nn -d 10de:", "envycontrol --query  # or: supergfxctl --get, prime-select query"}};
+    f.fix = {"Enable the discrete GPU (firmware setup: hybrid or discrete mode; or the switching tool's hybrid mode: "
+             "envycontrol --query, supergfxctl --get or prime-select query shows it), then reboot."};
   } else {
     f.detail = "No display or 3D controller from NVIDIA is on the PCI bus: the GPU is absent, not seated or powered, "
                "or disabled in the firmware.";
-    f.fix = {"Check the card is seated and powered and enabled in the firmware setup.", {"lspci -nn -d 10de:"}};
+    f.fix = {"Check the card is seated and powered and enabled in the firmware setup."};
   }
+  // Listing the bus only looks: a check, with lspci where it is installed.
+  f.fix.checks.push_back(fixes::list_nvidia_pci(v.m));
   out.push_back(std::move(f));
 }
 
@@ -161,8 +82,7 @@ bool driver_vs_gpu_rule(const View& v, const Gpu& g, const kb::KnowledgeBase& kb
                            arch ? arch->name : "These", kb.arch_cc(model->cc)->first_cuda.str(), need->str());
     f.evidence = {pci_evidence(g.pci), v.snap.driver.kernel_module.version_line,
                   fmt::format("knowledge base: {} = {}, {}", model->name, arch ? arch->name : "?", cc)};
-    f.fix = {fmt::format("Install driver {} or newer.", need->str()),
-             {"ubuntu-drivers list  # Ubuntu: then sudo ubuntu-drivers install", "cudoctor plan"}};
+    f.fix = l1::driver_too_old_fix(v.m, *need);
     out.push_back(std::move(f));
     return true;
   }
@@ -173,9 +93,7 @@ bool driver_vs_gpu_rule(const View& v, const Gpu& g, const kb::KnowledgeBase& kb
     f.detail = fmt::format("NVIDIA moved {} GPUs to the legacy R{} branch; newer drivers do not bind them.", arch->name,
                            *arch->last_driver_branch);
     f.evidence = {pci_evidence(g.pci), v.snap.driver.kernel_module.version_line};
-    f.fix = {fmt::format("Install the R{} legacy driver (CUDA up to what that branch supports).", *arch->last_driver_branch),
-             {fmt::format("sudo apt install nvidia-driver-{}  # Debian: nvidia-tesla-{}-driver", *arch->last_driver_branch,
-                          *arch->last_driver_branch)}};
+    f.fix = l1::driver_too_new_fix(v.m, *arch->last_driver_branch);
     out.push_back(std::move(f));
     return true;
   }
@@ -191,18 +109,14 @@ void binding_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findi
       f.detail = "nouveau, the open-source driver, has no CUDA support; while it is bound the NVIDIA module cannot "
                  "take the GPU.";
       f.evidence = {pci_evidence(d), modules_evidence(v)};
-      f.fix = {"Blacklist nouveau, rebuild the initramfs, install the NVIDIA driver and reboot.",
-               {"echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | sudo tee "
-                "/etc/modprobe.d/blacklist-nouveau.conf",
-                "sudo update-initramfs -u  # Fedora/RHEL: sudo dracut --force", "sudo reboot"}};
+      f.fix = l1::nouveau_fix(v.m, kb);
       out.push_back(std::move(f));
     } else if (d.driver == "vfio-pci" || d.driver == "pci-stub") {
       auto f = make_finding("gpu-bound-to-vfio");
       f.title = fmt::format("GPU {} is bound to {}", gpu_label(*g), d.driver);
       f.detail = "The GPU is reserved for passthrough to a virtual machine, so this system cannot use it.";
       f.evidence = {pci_evidence(d)};
-      f.fix = {"Remove the GPU's id from the vfio-pci.ids= kernel parameter or the vfio modprobe options and reboot.",
-               {"grep -r vfio /etc/modprobe.d /proc/cmdline"}};
+      f.fix = l1::vfio_fix(v.m);
       out.push_back(std::move(f));
     } else if (driver_vs_gpu_rule(v, *g, kb, out)) {
       continue;  // whatever sysfs shows: this driver cannot run it (a container sees the host's binding)
@@ -212,8 +126,7 @@ void binding_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findi
       f.detail = "The module is loaded but no driver is bound to this GPU. Usually the driver is too old to know "
                  "this GPU, or the GPU failed to initialise; the kernel log says which.";
       f.evidence = {pci_evidence(d), v.snap.driver.kernel_module.version_line};
-      f.fix = {"Read the NVRM lines of the kernel log; install a driver branch that supports this GPU.",
-               {"sudo dmesg | grep -i -e NVRM -e nvidia"}};
+      f.fix = l1::unbound_fix(v.m);
       out.push_back(std::move(f));
     } else if (d.driver == "nvidia") {
       bound.push_back(gpu_label(*g));
@@ -227,7 +140,7 @@ void binding_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findi
 }
 
 // The module is not loaded although a GPU is there: why, as precisely as the facts allow.
-void module_rules(const View& v, std::vector<Finding>& out) {
+void module_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
   const auto& drv = v.snap.driver;
   const auto& h = v.snap.host;
   if (v.nvidia_loaded) {
@@ -254,49 +167,63 @@ void module_rules(const View& v, std::vector<Finding>& out) {
     f.detail = fmt::format("Containers use the host's kernel; the host has no NVIDIA module loaded, so the GPU "
                            "cannot be used from this {} container or from the host.",
                            h.container.kind);
-    f.fix = {"Install and load the NVIDIA driver on the host, then restart the container.",
-             {"nvidia-smi  # on the host"}};
+    f.fix = l1::module_on_host_fix();
   } else if (!blocks.empty()) {
     f = make_finding("nvidia-module-blacklisted");
     for (const auto* b : blocks) f.evidence.push_back(fmt::format("{}: {}", b->source, b->line));
     f.detail = "A modprobe configuration or kernel parameter keeps the module from loading (often left over from a "
                "switch to integrated graphics).";
-    std::vector<std::string> cmds;
-    for (const auto* b : blocks) {
-      if (b->source == "/proc/cmdline")
-        cmds.push_back(fmt::format("# remove {} from the kernel command line (GRUB_CMDLINE_LINUX), then update-grub",
-                                   b->line));
-      else
-        cmds.push_back(fmt::format("sudoedit {}  # delete: {}", b->source.substr(0, b->source.rfind(':')), b->line));
-    }
-    cmds.emplace_back("sudo update-initramfs -u && sudo reboot");
-    f.fix = {"Remove the blacklist entries, then rebuild the initramfs and reboot.", cmds};
+    f.fix = l1::blacklist_fix(v.m, blocks);
   } else if (h.secure_boot.value_or(false)) {
     f = make_finding("module-blocked-by-secure-boot");
     f.detail = "With Secure Boot on, the kernel refuses modules not signed by a key it trusts; a driver built by "
                "DKMS is signed with a machine-owner key (MOK) that must be enrolled first.";
-    f.fix = {"Enroll the DKMS signing key and reboot (confirm the enrolment in the blue MOK screen), or turn off "
-             "Secure Boot.",
-             {"sudo dmesg | grep -i -e 'module verification' -e 'key was rejected' -e lockdown",
-              "sudo mokutil --import /var/lib/dkms/mok.pub  # Ubuntu: /var/lib/shim-signed/mok/MOK.der", "sudo reboot"}};
+    f.fix = l1::secure_boot_fix(v.m);
   } else {
     f = make_finding("nvidia-module-not-loaded");
     if (drv.module_files.empty()) {
       f.detail = fmt::format("No nvidia.ko is installed for the running kernel {}: the driver is not installed, or it "
                              "was built for another kernel (a kernel update without DKMS rebuilding it).",
                              h.kernel);
-      f.fix = {"Install the driver, or rebuild it for this kernel, then load it.",
-               {"sudo dkms autoinstall  # if the driver was installed with DKMS",
-                "sudo ubuntu-drivers install  # Ubuntu; Debian: sudo apt install nvidia-driver", "sudo modprobe nvidia"}};
+      f.fix = l1::module_not_loaded_fix(v.m, kb, false);
     } else {
       f.detail = "The module is installed for this kernel but not loaded; loading it by hand shows why it failed.";
-      f.fix = {"Load it and read the kernel log.", {"sudo modprobe nvidia", "sudo dmesg | grep -i -e NVRM -e nvidia"}};
+      f.fix = l1::module_not_loaded_fix(v.m, kb, true);
     }
     for (const auto& m : drv.module_files) f.evidence.push_back("installed: " + m);
   }
   f.evidence.push_back(modules_evidence(v));
   f.evidence.push_back("/proc/driver/nvidia/version: missing");
   if (h.secure_boot) f.evidence.push_back(h.secure_boot_evidence);
+  out.push_back(std::move(f));
+}
+
+// The NVIDIA Container Toolkit mounts the driver's files by the capabilities the container
+// asks for (its user guide, "Driver capabilities"): compute brings libcuda.so.1 and
+// /dev/nvidia-uvm, utility NVML and nvidia-smi. Unset or empty asks for the default,
+// compute and utility; a list without compute or all leaves CUDA nothing to start with.
+void capability_rule(const View& v, std::vector<Finding>& out) {
+  if (!v.in_container) return;
+  const auto* var = v.m.nvidia_env("NVIDIA_DRIVER_CAPABILITIES");
+  if (!var || util::trim(var->value).empty()) return;
+  bool utility = false;
+  for (const auto c : util::split(var->value, ',')) {
+    const auto t = util::trim(c);
+    if (t == "compute" || t == "all") return;
+    utility = utility || t == "utility";
+  }
+  const auto value = util::printable(var->value);
+  auto f = make_finding("container-capability-missing");
+  f.title = fmt::format("The container asks for the driver capabilities \"{}\", without compute: no libcuda.so.1 is "
+                        "mounted",
+                        value);
+  f.detail = fmt::format("The NVIDIA Container Toolkit mounts the driver's files by the capabilities the container asks "
+                         "for: compute brings libcuda.so.1 and /dev/nvidia-uvm, utility NVML and nvidia-smi. Without "
+                         "compute (or all) CUDA cannot start in this {} container{}.",
+                         v.snap.host.container.kind, utility ? ", though nvidia-smi works" : "");
+  f.evidence.push_back(fmt::format("NVIDIA_DRIVER_CAPABILITIES={} ({})", value, var->source));
+  if (!v.library("libcuda.so.1")) f.evidence.emplace_back("libcuda.so.1: not found by the loader");
+  f.fix = l1::capability_fix(v.snap.host.container.kind, *var);
   out.push_back(std::move(f));
 }
 
@@ -314,10 +241,13 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
     if (!drv.kernel_module.version_line.empty())
       f.evidence.push_back("/proc/driver/nvidia/version: " + drv.kernel_module.version_line);
     f.evidence.emplace_back("/dev/nvidiactl: missing");
-    f.fix = {container_fix_text(v.snap.host.container.kind), container_fix_commands(v.snap.host.container.kind)};
+    f.fix = l1::container_no_access_fix(v.snap.host.container.kind);
     out.push_back(std::move(f));
+    capability_rule(v, out);
     return false;
   }
+  // Before the missing pieces it explains: the report takes the first cause as the break.
+  capability_rule(v, out);
   if (!v.nvidia_loaded) return true;
 
   const bool helper = drv.nvidia_modprobe_setuid;
@@ -336,6 +266,10 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
   }
   if (numbered < bound)
     missing.push_back(fmt::format("/dev/nvidiaN for {} of {} GPUs", bound - numbered, bound));
+  std::vector<unsigned> missing_minors;
+  if (numbered < bound)
+    for (unsigned i = 0; i < bound; ++i)
+      if (!v.node(fmt::format("/dev/nvidia{}", i))) missing_minors.push_back(i);
 
   const bool uvm_module = v.module_loaded("nvidia_uvm");
   const auto* uvm = v.node("/dev/nvidia-uvm");
@@ -351,7 +285,7 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
                               drv.nvidia_modprobe);
     }
     f.evidence = {modules_evidence(v), uvm ? node_evidence(*uvm) : "/dev/nvidia-uvm: missing"};
-    f.fix = {"Load nvidia-uvm and create its device node.", {"sudo modprobe nvidia-uvm", "sudo nvidia-modprobe -u -c=0"}};
+    f.fix = l1::uvm_fix(v.m, uvm_module, uvm != nullptr);
     out.push_back(std::move(f));
   }
   if (!missing.empty()) {
@@ -367,8 +301,7 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
       f.detail += " Without a setuid nvidia-modprobe nothing creates them for an ordinary user.";
     }
     f.evidence = evidence;
-    f.fix = {"Create the nodes (or enable nvidia-persistenced, which creates them at boot).",
-             {"sudo nvidia-modprobe -c=0 -u", "sudo systemctl enable --now nvidia-persistenced"}};
+    f.fix = l1::nodes_fix(v.m, ctl == nullptr, missing_minors);
     out.push_back(std::move(f));
   }
   std::vector<std::string> denied;
@@ -384,9 +317,7 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
     std::string groups;
     for (const auto g : v.snap.host.gids) groups += (groups.empty() ? "" : ",") + std::to_string(g);
     f.evidence.push_back(fmt::format("user uid {} groups {}", v.snap.host.uid, groups));
-    f.fix = {"Add the user to the group that owns the nodes (then log in again), or fix the udev rule that sets "
-             "their mode.",
-             {"ls -l /dev/nvidia*", "sudo usermod -aG \"$(stat -c %G /dev/nvidiactl)\" \"$USER\""}};
+    f.fix = l1::nodes_not_permitted_fix(v.m);
     out.push_back(std::move(f));
   }
   if (missing.empty() && denied.empty() && ctl) {
@@ -398,7 +329,13 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
   return true;
 }
 
-void library_rules(const View& v, std::vector<Finding>& out) {
+std::string candidate_evidence(const snapshot::LibraryCandidate& c) {
+  if (c.state == "dangling") return fmt::format("{}: a link to {}, which does not exist", c.path, c.target);
+  if (c.state == "off_loader_path") return fmt::format("{}: in a directory the loader does not search", c.path);
+  return fmt::format("{}: passed over by the loader: {}", c.path, c.reason);
+}
+
+void library_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
   const auto& drv = v.snap.driver;
   const auto* cuda = v.library("libcuda.so.1");
   const auto* nvml = v.library("libnvidia-ml.so.1");
@@ -406,26 +343,29 @@ void library_rules(const View& v, std::vector<Finding>& out) {
   if (!cuda) {
     if (!v.nvidia_loaded && !v.wsl2) return;  // the module finding already explains it
     auto f = make_finding("driver-library-missing");
+    const DriverLibrary* entry = nullptr;
     for (const auto& l : drv.libraries)
-      if (l.soname == "libcuda.so.1") f.evidence.push_back(fmt::format("libcuda.so.1 not in: {}", fmt::join(l.searched, ":")));
+      if (l.soname == "libcuda.so.1" && !entry) entry = &l;
+    if (entry) {
+      f.evidence.push_back(fmt::format("libcuda.so.1 not in: {}", fmt::join(entry->searched, ":")));
+      for (const auto& c : entry->candidates) f.evidence.push_back(candidate_evidence(c));
+    }
+    f.fix = l1::library_missing_fix(v.m, kb, entry, f.title);
+    const bool candidate = entry && !entry->candidates.empty();
     if (v.wsl2) {
       f.detail = "Under WSL2 libcuda.so.1 comes from the Windows driver in /usr/lib/wsl/lib; it is missing or not "
                  "on the loader's path.";
-      f.fix = {"Update the Windows NVIDIA driver and WSL, and make sure /usr/lib/wsl/lib is in the loader's path.",
-               {"wsl --update  # from Windows", "ls -l /usr/lib/wsl/lib/libcuda.so.1", "cat /etc/ld.so.conf.d/ld.wsl.conf",
-                "sudo ldconfig"}};
     } else if (v.in_container) {
       f.detail = "The devices were passed in but not the driver libraries: the NVIDIA Container Toolkit mounts them "
                  "when the container asks for the compute capability.";
-      f.fix = {"Start the container with the toolkit's compute capability.",
-               {"docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility <image>"}};
+    } else if (candidate) {
+      f.detail = fmt::format("The kernel module {}is loaded and the user-space half of the driver is on disk, but the "
+                             "loader cannot take it, so every CUDA program fails to load libcuda.so.1.",
+                             kver.empty() ? "" : kver + " ");
     } else {
       f.detail = fmt::format("The kernel module {}is loaded but the user-space half of the same driver is not "
                              "installed where the loader looks, so every CUDA program fails.",
                              kver.empty() ? "" : kver + " ");
-      f.fix = {fmt::format("Install the user-space driver package of the same version{}.", kver.empty() ? "" : " (" + kver + ")"),
-               {fmt::format("sudo apt install libnvidia-compute-{}  # Ubuntu; Debian: sudo apt install libcuda1",
-                            kver.empty() ? std::string("<branch>") : kver.substr(0, kver.find('.')))}};
     }
     out.push_back(std::move(f));
     return;
@@ -453,9 +393,7 @@ void library_rules(const View& v, std::vector<Finding>& out) {
     f.evidence.push_back(fmt::format("{}: {}", drv.kernel_module.version_source, drv.kernel_module.version_line));
     for (const auto& m : mismatched) f.evidence.push_back("user space: " + m);
     if (nvml_says) f.evidence.push_back(fmt::format("nvmlInit: {} ({})", drv.nvml.init_error_string, drv.nvml.init_error_name));
-    f.fix = {"Reboot; or, with nothing using the GPU, reload the modules.",
-             {"sudo reboot",
-              "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia && sudo modprobe nvidia_uvm"}};
+    f.fix = l1::version_mismatch_fix(v.m);
     out.push_back(std::move(f));
     return;
   }
@@ -467,123 +405,12 @@ void library_rules(const View& v, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
-// NVML answered, but with values no NVML of NVIDIA's gives: not a healthy answer.
-void implausible_nvml_rule(const std::string& lib, const std::vector<std::string>& bad, std::vector<Finding>& out) {
-  auto f = make_finding("nvml-implausible");
-  f.title = fmt::format("NVML answered with values that cannot be true: {}{}", bad.front(),
-                        bad.size() > 1 ? fmt::format(" (and {} more)", bad.size() - 1) : "");
-  f.detail = fmt::format("No NVML of NVIDIA's reports these: {} is damaged, is not the driver's own library, or "
-                         "answered garbage. cudoctor does not take its answer as healthy; nvidia-smi and frameworks "
-                         "that use NVML read the same values.",
-                         lib.empty() ? "the library" : lib);
-  for (const auto& b : bad) f.evidence.push_back(fmt::format("{}: {}", lib, b));
-  f.fix = {"Check that libnvidia-ml.so.1 is the driver's own file; reinstall the driver if it is not.",
-           {"ls -l " + (lib.empty() ? std::string("/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1") : lib),
-            "nvidia-smi --query-gpu=index,name,driver_version,compute_cap --format=csv"}};
-  out.push_back(std::move(f));
-}
-
-void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out) {
-  const auto& n = v.snap.driver.nvml;
-  const auto& o = n.outcome;
-  if (o.status == "not_run") return;
-  const std::string lib = n.library;
-  if (o.status != "ok") {
-    auto f = make_finding("nvml-failed");
-    const auto call = o.last_call.empty() ? std::string() : " (in " + o.last_call + ")";
-    if (o.status == "crashed")
-      f.title = fmt::format("NVML crashed{}: {} in {}", call, o.message, lib);
-    else if (o.status == "timeout")
-      f.title = fmt::format("NVML hung{}: no answer from {} ({})", call, lib, o.message);
-    else if (o.status == "load_failed")
-      f.title = fmt::format("NVML could not be loaded from {}", lib);
-    else
-      f.title = fmt::format("NVML gave no answer from {} ({})", lib, o.status);
-    f.detail = "cudoctor ran NVML in a separate process, so the report is whole; a program that uses NVML on this "
-               "machine (nvidia-smi, a framework) will fail the same way.";
-    f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", o.status, o.seconds, o.message));
-    f.fix = {"Check the driver installation is whole and the kernel log for NVRM or Xid errors.",
-             {"nvidia-smi --query-gpu=index,name,driver_version --format=csv", "sudo dmesg | grep -i -e NVRM -e xid"}};
-    out.push_back(std::move(f));
-    return;
-  }
-  if (n.init_code < 0) {
-    // A reply that parsed but holds no nvmlInit result ("{}"): nothing NVML said is usable.
-    implausible_nvml_rule(lib, {"no result of nvmlInit in its reply"}, out);
-    return;
-  }
-  if (n.init_code != 0) {
-    if (n.init_code == 18) return;  // driver-version-mismatch says it, with the fix
-    auto f = make_finding("nvml-error");
-    const auto* rc = kb.nvml_return_code(n.init_code);
-    // A code nvml.h does not name is shown as its number, not as a made-up name.
-    const auto name = rc                                                                      ? rc->name
-                      : !n.init_error_name.empty() && !n.init_error_name.ends_with("_?") ? n.init_error_name
-                                                                                          : fmt::format("return code {}", n.init_code);
-    f.title = fmt::format("NVML: {} ({})", n.init_error_string.empty() ? "nvmlInit failed" : n.init_error_string, name);
-    if (rc) {
-      f.detail = rc->meaning + ".";
-      if (!rc->causes.empty()) f.detail += " " + rc->causes;
-    }
-    if (explained_above) {
-      f.severity = Severity::info;
-      f.detail += " Here this follows from the finding above.";
-    }
-    f.evidence.push_back(fmt::format("{}: nvmlInit_v2() = {} {} \"{}\"", lib, n.init_code, name, n.init_error_string));
-    if (rc) f.evidence.push_back("meaning: " + rc->source);
-    if (n.init_code == 4)
-      f.fix = {"Give the user access to the device nodes (see above).", {"ls -l /dev/nvidia*"}};
-    else if (!explained_above)
-      f.fix = {"Check the kernel module and the kernel log.", {"nvidia-smi --query-gpu=index,name,driver_version --format=csv",
-                "sudo dmesg | grep -i -e NVRM -e nvidia"}};
-    out.push_back(std::move(f));
-    return;
-  }
-  std::vector<const snapshot::NvmlGpu*> gpus;
-  for (const auto& g : v.snap.gpus)
-    if (g.nvml) gpus.push_back(&*g.nvml);
-  const int pci = v.snap.driver.pci_listed && !v.wsl2 ? static_cast<int>(v.pci_gpus.size()) : -1;
-  if (const auto bad = implausible_nvml(n, gpus, pci); !bad.empty()) {
-    implausible_nvml_rule(lib, bad, out);
-    return;
-  }
-  auto f = make_finding("nvml-ok");
-  f.title = fmt::format("NVML: driver {}, CUDA {}, {} GPU{}", n.driver_version,
-                        n.cuda_driver_version ? util::cuda_version_string(n.cuda_driver_version) : "?", gpus.size(),
-                        gpus.size() == 1 ? "" : "s");
-  for (const auto* g : gpus)
-    f.evidence.push_back(fmt::format("GPU {} {} {}: cc {}, {:.1f} GiB, PCIe gen {}/{} x{}/{}, persistence {}, MIG {}",
-                                     g->index, g->pci_bus_id, g->name, g->compute_capability,
-                                     static_cast<double>(g->memory_total_bytes) / (1024.0 * 1024 * 1024),
-                                     g->pcie_gen_current, g->pcie_gen_max, g->pcie_width_current, g->pcie_width_max,
-                                     g->persistence_mode.empty() ? "?" : g->persistence_mode,
-                                     g->mig_mode.empty() ? "n/a" : g->mig_mode));
-  out.push_back(std::move(f));
-  std::size_t bound = 0;
-  for (const auto* g : v.pci_gpus) bound += g->pci.driver == "nvidia";
-  if (!v.in_container && gpus.size() < bound) {
-    auto w = make_finding("gpu-count-mismatch");
-    w.title = fmt::format("NVML sees {} of the {} GPUs bound to nvidia", gpus.size(), bound);
-    w.detail = "A GPU that the driver holds but NVML does not list has usually failed (fallen off the bus, Xid 79) "
-               "or is being reset.";
-    for (const auto* g : v.pci_gpus) {
-      bool seen = false;
-      for (const auto* n2 : gpus) seen = seen || n2->pci_bus_id == g->pci.address;
-      if (!seen) w.evidence.push_back("not seen by NVML: " + pci_evidence(g->pci));
-    }
-    w.fix = {"Read the kernel log for Xid errors; a reset or reboot brings the GPU back.",
-             {"sudo dmesg | grep -i xid", "nvidia-smi -q | grep -i -A2 'retired\\|remapp'"}};
-    out.push_back(std::move(w));
-  }
-}
-
 }  // namespace
 
 std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBase& kb) {
   const auto& snap = m.snap;
   std::vector<Finding> out;
-  View v(snap);
-  v.driver = m.driver.version;
+  View v(m);
   if (snap.host.wsl.kind == "wsl1") return out;
   if (v.wsl2) {
     if (const auto* dxg = v.node("/dev/dxg")) {
@@ -595,14 +422,15 @@ std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBas
       f.detail = "WSL2 reaches the GPU through /dev/dxg, which the Windows side provides when a WSL-capable NVIDIA "
                  "driver is installed on Windows.";
       f.evidence.emplace_back("/dev/dxg: missing");
-      f.fix = {"Install the current NVIDIA driver on Windows, update WSL, and restart it.",
-               {"wsl --update  # from Windows", "wsl --shutdown  # from Windows, then reopen the distribution"}};
+      f.fix = {"From Windows: install the current NVIDIA driver, run wsl --update, then wsl --shutdown, and reopen the "
+               "distribution."};
       out.push_back(std::move(f));
-      nvml_rules(v, kb, true, out);
+      l1::nvml_rules(v, kb, true, out);
       return out;
     }
-    library_rules(v, out);
-    nvml_rules(v, kb, false, out);
+    capability_rule(v, out);
+    library_rules(v, kb, out);
+    l1::nvml_rules(v, kb, false, out);
     return out;
   }
 
@@ -613,21 +441,21 @@ std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBas
     out.push_back(std::move(f));
   } else if (v.pci_gpus.empty()) {
     no_gpu_rule(v, out);
-    nvml_rules(v, kb, true, out);
+    l1::nvml_rules(v, kb, true, out);
     return out;
   } else {
     binding_rules(v, kb, out);
   }
-  module_rules(v, out);
+  module_rules(v, kb, out);
   const bool has_access = node_rules(v, out);
   if (!has_access) {
-    nvml_rules(v, kb, true, out);
+    l1::nvml_rules(v, kb, true, out);
     return out;
   }
-  library_rules(v, out);
+  library_rules(v, kb, out);
   bool broken_below = false;
   for (const auto& f : out) broken_below = broken_below || f.severity == Severity::error;
-  nvml_rules(v, kb, broken_below, out);
+  l1::nvml_rules(v, kb, broken_below, out);
   return out;
 }
 
