@@ -21,6 +21,13 @@ CliResult run_cudoctor(const std::vector<std::string>& args, const std::map<std:
 
 std::string cudoctor_binary();
 
+// Fails the current test when a fix command in cudoctor's output (text "$ …" and "check: $ …"
+// lines, or a JSON report's fix.commands and fix.checks) does not pass `bash -n`. Every
+// run_cudoctor call applies it, so the whole scenario suite enforces it.
+void expect_fix_commands_parse(const std::string& output);
+// Whether bash parses a command line (bash -n: read, never run).
+bool bash_parses(const std::string& command);
+
 // Runs a shell command line (sh -c) and returns its standard output.
 std::string shell_output(const std::string& command);
 
