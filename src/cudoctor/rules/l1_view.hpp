@@ -33,11 +33,7 @@ struct View {
     for (const auto& g : snap.gpus)
       if (!g.pci.address.empty()) pci_gpus.push_back(&g);
   }
-  bool module_loaded(std::string_view name) const {
-    for (const auto& mod : snap.driver.modules)
-      if (mod.name == name) return mod.loaded;
-    return false;
-  }
+  bool module_loaded(std::string_view name) const { return m.module_loaded(name); }
   const snapshot::DeviceNode* node(std::string_view path) const {
     for (const auto& n : snap.driver.device_nodes)
       if (n.path == path && n.type != "missing") return &n;

@@ -104,12 +104,6 @@ void count_rule(const view::Machine& m, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
-bool module_loaded(const Snapshot& s, const char* name) {
-  for (const auto& m : s.driver.modules)
-    if (m.name == name) return m.loaded;
-  return false;
-}
-
 bool node_present(const Snapshot& s, const char* path) {
   for (const auto& n : s.driver.device_nodes)
     if (n.path == path) return n.type != "missing";
@@ -178,7 +172,7 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
   if (d.init.code == 999) {
     auto f = make_finding("cuda-init-unknown-error");
     f.evidence.push_back(evidence);
-    const bool uvm = module_loaded(s, "nvidia_uvm") && node_present(s, "/dev/nvidia-uvm");
+    const bool uvm = m.module_loaded("nvidia_uvm") && node_present(s, "/dev/nvidia-uvm");
     f.detail = uvm ? "With nvidia-uvm in place, a GPU in a bad state is the usual cause (the kernel log shows Xid errors); "
                      "a reset or reboot clears it."
                    : "nvidia-uvm is not loaded or /dev/nvidia-uvm is missing: CUDA cannot initialise without it (common "
