@@ -204,7 +204,7 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
     p.driver_max_cuda = kb.max_cuda_for_driver(*in.driver);
     p.driver_runs_gpu = driver_vs_gpu(p, kb).empty();
   }
-  plan_toolkits(p, kb);
+  if (in.toolkits) plan_toolkits(p, kb);
   for (const auto& f : kb.frameworks()) {
     if (!in.framework.empty() && f.name != in.framework) continue;
     for (const auto& r : f.releases) {
@@ -260,6 +260,7 @@ std::optional<BuildLine> recommended(const kb::KnowledgeBase& kb, const std::str
   in.framework = framework;
   in.driver = driver;
   in.python = python;
+  in.toolkits = false;
   if (ccs.empty()) plans.push_back(make_plan(in, kb));
   for (const auto& cc : ccs) {
     in.cc = cc;

@@ -20,6 +20,7 @@ struct Inputs {
   std::string gpu_source;            // where the GPU came from: "--gpu", "NVML", "pci.ids"
   std::string driver_source;         // "--driver", "/proc/driver/nvidia/version", …
   std::optional<util::Version> python;  // the Python the build is for (3.11); builds with no wheel for it do not fit
+  bool toolkits = true;                 // false: judge the framework builds only
 };
 
 struct ToolkitLine {
