@@ -102,15 +102,6 @@ std::optional<int> legacy_of_gpus(const view::Machine& m, const kb::KnowledgeBas
 
 }  // namespace
 
-std::string shell_quote(std::string_view s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._+-=:,@%") ==
-                        std::string_view::npos)
-    return std::string(s);
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::optional<int> driver_branch(const view::Machine& m, const kb::KnowledgeBase& kb) {
   if (m.driver.version) return m.driver.version->major();
   return legacy_of_gpus(m, kb);

@@ -11,12 +11,12 @@
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/rules/finding.hpp"
 #include "cudoctor/snapshot/snapshot.hpp"
+#include "cudoctor/rules/fixes.hpp"
 #include "cudoctor/view/machine.hpp"
 
 namespace cudoctor::rules::l1 {
 
-// s as one shell word: as it is when it needs no quoting, else in single quotes.
-std::string shell_quote(std::string_view s);
+using fixes::shell_quote;  // one quoting for every rule family
 
 // The driver branch the machine's packages should carry: the running driver's (535 for
 // 535.104.05), else the legacy branch that is the last for its GPUs (Kepler: 470); nullopt
