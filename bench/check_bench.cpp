@@ -1,10 +1,10 @@
 // How long a check takes: gathering (on this machine, and on a server-sized tree), judging,
 // rendering. Reported, not asserted. Run: build/bench/cudoctor_bench
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 
 #include "cudoctor/kb/kb.hpp"
@@ -66,8 +66,12 @@ void run_check(benchmark::State& state, const std::string& root, bool child_prob
   }
 }
 
-void BM_CheckThisMachine(benchmark::State& state) { run_check(state, "/", true); }
-void BM_CheckEightGpuServerTree(benchmark::State& state) { run_check(state, server_tree().string(), false); }
+void BM_CheckThisMachine(benchmark::State& state) {
+  run_check(state, "/", true);
+}
+void BM_CheckEightGpuServerTree(benchmark::State& state) {
+  run_check(state, server_tree().string(), false);
+}
 
 void BM_PciIdsParseNvidia(benchmark::State& state) {
   std::ifstream in("/usr/share/misc/pci.ids");

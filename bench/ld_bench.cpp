@@ -58,7 +58,8 @@ void BM_LdSoListEach(benchmark::State& state) {
       posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
       posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
       pid_t pid = 0;
-      if (posix_spawn(&pid, argv[0], &fa, nullptr, const_cast<char* const*>(argv), environ) == 0) waitpid(pid, nullptr, 0);
+      if (posix_spawn(&pid, argv[0], &fa, nullptr, const_cast<char* const*>(argv), environ) == 0)
+        waitpid(pid, nullptr, 0);
       posix_spawn_file_actions_destroy(&fa);
     }
   }

@@ -2,11 +2,11 @@
 // files, the GPU library with a real fatbin, the nvidia-* wheels; and of a machine with
 // thousands of conda environments or pyenv versions. Reported, not asserted.
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 
 #include "cudoctor/probe/probes.hpp"
@@ -23,7 +23,8 @@ fs::path torch_env() {
     const auto site = r / "venv/lib/python3.11/site-packages";
     fs::create_directories(site / "torch/lib");
     std::ofstream(r / "venv/pyvenv.cfg") << "home = /usr/bin\nversion = 3.11.2\n";
-    std::ofstream(site / "torch/version.py") << "__version__ = '2.5.1+cu124'\ncuda: Optional[str] = '12.4'\nhip = None\n";
+    std::ofstream(site / "torch/version.py")
+        << "__version__ = '2.5.1+cu124'\ncuda: Optional[str] = '12.4'\nhip = None\n";
     // A full install's thousands of Python files, in many packages.
     for (int d = 0; d < 60; ++d) {
       const auto dir = site / fmt::format("torch/pkg{}", d);
@@ -32,8 +33,9 @@ fs::path torch_env() {
     }
     std::ofstream(r / "f.c") << "int f(void) { return 0; }\n";
     std::string libs;
-    for (const auto* c : {"cuda_runtime:libcudart.so.12", "cublas:libcublas.so.12", "cudnn:libcudnn.so.9", "nccl:libnccl.so.2",
-                          "cufft:libcufft.so.11", "cusparse:libcusparse.so.12", "curand:libcurand.so.10", "nvjitlink:libnvJitLink.so.12"}) {
+    for (const auto* c : {"cuda_runtime:libcudart.so.12", "cublas:libcublas.so.12", "cudnn:libcudnn.so.9",
+                          "nccl:libnccl.so.2", "cufft:libcufft.so.11", "cusparse:libcusparse.so.12",
+                          "curand:libcurand.so.10", "nvjitlink:libnvJitLink.so.12"}) {
       const std::string s = c;
       const auto comp = s.substr(0, s.find(':')), so = s.substr(s.find(':') + 1);
       fs::create_directories(site / "nvidia" / comp / "lib");
@@ -46,14 +48,18 @@ fs::path torch_env() {
       std::system(("cc -shared -fPIC -o '" + out + "' '" + (r / "f.c").string() + "'").c_str());
     }
     const auto lib = (site / "torch/lib/libtorch_cuda.so").string();
-    std::system(("cc -shared -fPIC -o '" + lib + "' '" + (r / "f.c").string() + "' -Wl,--no-as-needed" + libs +
-                 " -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvidia/cuda_runtime/lib:$ORIGIN/../../nvidia/cublas/lib'")
-                    .c_str());
+    std::system(
+        ("cc -shared -fPIC -o '" + lib + "' '" + (r / "f.c").string() + "' -Wl,--no-as-needed" + libs +
+         " -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvidia/cuda_runtime/lib:$ORIGIN/../../nvidia/cublas/lib'")
+            .c_str());
     if (fs::exists("/usr/local/cuda-13.0/bin/nvcc")) {
       std::ofstream(r / "k.cu") << "__global__ void k(float* x) { x[0] = 1.0f; }\n";
-      std::system(("/usr/local/cuda-13.0/bin/nvcc -fatbin -o '" + (r / "k.fatbin").string() + "' '" + (r / "k.cu").string() +
+      std::system(("/usr/local/cuda-13.0/bin/nvcc -fatbin -o '" + (r / "k.fatbin").string() + "' '" +
+                   (r / "k.cu").string() +
                    "' -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 && objcopy --add-section "
-                   ".nv_fatbin='" + (r / "k.fatbin").string() + "' '" + lib + "'").c_str());
+                   ".nv_fatbin='" +
+                   (r / "k.fatbin").string() + "' '" + lib + "'")
+                      .c_str());
     }
     return r;
   }();
@@ -73,7 +79,8 @@ fs::path many_envs(const std::string& kind, int n) {
       list << fmt::format("/opt/conda/envs/e{}\n", i);
     }
   } else {
-    for (int i = 0; i < n; ++i) fs::create_directories(r / fmt::format("root/.pyenv/versions/v{}/lib/python3.11/site-packages", i));
+    for (int i = 0; i < n; ++i)
+      fs::create_directories(r / fmt::format("root/.pyenv/versions/v{}/lib/python3.11/site-packages", i));
   }
   return r;
 }
@@ -84,7 +91,8 @@ struct Cleanup {
     std::error_code ec;
     fs::remove_all(torch_env(), ec);
     for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec))
-      if (e.path().filename().string().starts_with(fmt::format("cudoctor-bench-py-{}-", ::getpid()))) fs::remove_all(e.path(), ec);
+      if (e.path().filename().string().starts_with(fmt::format("cudoctor-bench-py-{}-", ::getpid())))
+        fs::remove_all(e.path(), ec);
   }
 };
 
@@ -126,11 +134,27 @@ void scan_many(benchmark::State& state, const std::string& kind) {
     ::unsetenv("HOME");
 }
 
-void BM_L3ManyCondaEnvironments(benchmark::State& state) { scan_many(state, "conda"); }
-void BM_L3ManyPyenvVersions(benchmark::State& state) { scan_many(state, "pyenv"); }
+void BM_L3ManyCondaEnvironments(benchmark::State& state) {
+  scan_many(state, "conda");
+}
+void BM_L3ManyPyenvVersions(benchmark::State& state) {
+  scan_many(state, "pyenv");
+}
 
 }  // namespace
 
 BENCHMARK(BM_L3ScanOfTorchEnvironment)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_L3ManyCondaEnvironments)->Arg(1000)->Arg(2000)->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK(BM_L3ManyPyenvVersions)->Arg(1000)->Arg(2000)->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_L3ManyCondaEnvironments)
+    ->Arg(1000)
+    ->Arg(2000)
+    ->Arg(10000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK(BM_L3ManyPyenvVersions)
+    ->Arg(1000)
+    ->Arg(2000)
+    ->Arg(10000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);

@@ -26,10 +26,12 @@ nlohmann::json archs(const std::vector<std::string>& args, int expect_rc = 0) {
   return nlohmann::json::parse(r.out);
 }
 
-std::vector<std::string> strings(const nlohmann::json& j) { return j.get<std::vector<std::string>>(); }
+std::vector<std::string> strings(const nlohmann::json& j) {
+  return j.get<std::vector<std::string>>();
+}
 
 class Nvcc : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     if (!fs::exists(k_nvcc)) GTEST_SKIP() << "no CUDA 13.0 nvcc at " << k_nvcc;
     std::ofstream(m_root.path() / "k.cu") << "__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n"
@@ -81,7 +83,8 @@ TEST(RealCublas, ArchsNameTheCubinTheDriverPicks) {
   const std::string lt = "/usr/local/cuda-13.0/lib/libcublasLt.so.13";
   if (!fs::exists(lt)) GTEST_SKIP() << "no CUDA 13.0 toolkit at /usr/local/cuda-13.0";
   EXPECT_EQ(archs({"--cc", "8.9", lt})[0]["runs_on"]["via"], "sm_89 cubin");
-  EXPECT_EQ(archs({"--cc", "8.7", lt})[0]["runs_on"]["via"], "sm_86 cubin") << "no sm_87 cubin: the closest older minor";
+  EXPECT_EQ(archs({"--cc", "8.7", lt})[0]["runs_on"]["via"], "sm_86 cubin")
+      << "no sm_87 cubin: the closest older minor";
 }
 
 TEST(RealCuobjdump, CublasArchsAgree) {
@@ -120,7 +123,8 @@ TEST(ScenarioArchs, HostileFatbins) {
   std::ofstream(r.path() / "k.cu") << "__global__ void k(float* x) { x[0] = 1.0f; }\n";
   const auto lib = (r.path() / "libk.so").string();
   ASSERT_EQ(std::system((std::string(k_nvcc) + " -shared -Xcompiler -fPIC -arch=sm_90 -o '" + lib + "' '" +
-                         (r.path() / "k.cu").string() + "'").c_str()),
+                         (r.path() / "k.cu").string() + "'")
+                            .c_str()),
             0);
   // Corrupt the first entry's payload size so that it runs past its container.
   std::string bytes;

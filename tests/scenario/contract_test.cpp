@@ -13,7 +13,9 @@
 namespace cudoctor::testing {
 namespace {
 
-void build_vm(FixtureRoot& r) { add_kvm_guest_without_gpu(r, "ci-runner-3"); }
+void build_vm(FixtureRoot& r) {
+  add_kvm_guest_without_gpu(r, "ci-runner-3");
+}
 
 std::string strip_root(std::string s, const FixtureRoot& r) {
   const auto p = r.path().string();
@@ -61,13 +63,15 @@ TEST(ScenarioContract, FormatsAndColour) {
   // Colour only when asked or on a terminal; NO_COLOR wins over auto.
   EXPECT_FALSE(contains(run_cudoctor({"--root", root, "--runtime"}).out, "\033["));
   EXPECT_TRUE(contains(run_cudoctor({"--root", root, "--runtime", "--color", "always"}).out, "\033[31m"));
-  EXPECT_FALSE(contains(run_cudoctor({"--root", root, "--runtime", "--color", "auto"}, {{"NO_COLOR", "1"}}).out, "\033["));
+  EXPECT_FALSE(
+      contains(run_cudoctor({"--root", root, "--runtime", "--color", "auto"}, {{"NO_COLOR", "1"}}).out, "\033["));
   // -v shows the evidence of ok and info lines too.
   const auto plain = run_cudoctor({"--root", root, "--runtime"});
   const auto verbose = run_cudoctor({"--root", root, "--runtime", "-v"});
   EXPECT_FALSE(contains(plain.out, "/etc/os-release: ID=debian"));
   EXPECT_TRUE(contains(verbose.out, "/etc/os-release: ID=debian VERSION_ID=12"));
-  EXPECT_EQ(run_cudoctor({"check", "--root", root, "--runtime", "--json"}).out, as_json.out) << "check is the default command";
+  EXPECT_EQ(run_cudoctor({"check", "--root", root, "--runtime", "--json"}).out, as_json.out)
+      << "check is the default command";
 }
 
 TEST(ScenarioContract, RedactHidesHostAndUser) {
@@ -106,7 +110,8 @@ TEST(ScenarioContract, GoldenTextDriverMismatch) {
   add_nvidia_kernel_version(r, "535.104.05");
   add_driver_libraries(r, "535.129.03", nvml_sim_library());
   r.file("/usr/bin/nvidia-modprobe", "", 04755);
-  const auto c = run_cudoctor({"--root", r.path().string(), "--runtime", "--color", "never"}, {{"NVML_SIM_MODE", "mismatch"}});
+  const auto c =
+      run_cudoctor({"--root", r.path().string(), "--runtime", "--color", "never"}, {{"NVML_SIM_MODE", "mismatch"}});
   auto out = strip_root(c.out, r);
   const auto msg = check_golden("driver-mismatch.txt", out);
   EXPECT_TRUE(msg.empty()) << msg;

@@ -24,7 +24,8 @@ using nlohmann::json;
 void expect_commands_parse(const Checked& c) {
   for (const auto& f : c.report["findings"])
     for (const char* list : {"commands", "checks"})
-      for (const auto& cmd : f["fix"][list]) EXPECT_TRUE(bash_parses(cmd.get<std::string>())) << f["id"] << " " << list << ": " << cmd;
+      for (const auto& cmd : f["fix"][list])
+        EXPECT_TRUE(bash_parses(cmd.get<std::string>())) << f["id"] << " " << list << ": " << cmd;
 }
 
 // The check above would pass anything if bash -n did not run: it must reject a broken line.

@@ -16,7 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::map<std::string, std::string> k_env = {{"PATH", "/home/u/venv/bin:/usr/bin:/bin"}, {"VIRTUAL_ENV", "/home/u/venv"}};
+const std::map<std::string, std::string> k_env = {{"PATH", "/home/u/venv/bin:/usr/bin:/bin"},
+                                                  {"VIRTUAL_ENV", "/home/u/venv"}};
 
 nlohmann::json torch_of(const Checked& c) {
   for (const auto& e : c.report["pythons"])
@@ -46,9 +47,12 @@ TEST(RealFramework, DebianCpuOnlyTorchAndTheWrongInterpreter) {
   for (const auto& f : j["findings"])
     if (f["id"] == "cpu-only-build") cpu = f;
   ASSERT_FALSE(cpu.is_null());
-  EXPECT_TRUE(contains(cpu["title"], "PyTorch 1.13") && contains(cpu["title"], "(/usr/bin/python3) is a CPU-only build"));
+  EXPECT_TRUE(contains(cpu["title"], "PyTorch 1.13") &&
+              contains(cpu["title"], "(/usr/bin/python3) is a CPU-only build"));
   bool pip = false;
-  for (const auto& c : cpu["fix"]["commands"]) pip = pip || (contains(c, "pip install \"torch==") && contains(c, "--index-url https://download.pytorch.org/whl/cu"));
+  for (const auto& c : cpu["fix"]["commands"])
+    pip =
+        pip || (contains(c, "pip install \"torch==") && contains(c, "--index-url https://download.pytorch.org/whl/cu"));
   EXPECT_TRUE(pip) << cpu.dump(1);
   // The python3 first on PATH: when it is not the system's, the report says so.
   if (j["python"]["path_python_env"] != "/usr" && !j["python"]["path_python_env"].get<std::string>().empty()) {
@@ -90,7 +94,7 @@ TEST(ScenarioFramework, ShadowedMissingOlderAndNoKernels) {
   // An older cuBLAS in a directory on LD_LIBRARY_PATH shadows the wheel's.
   fs::create_directories(r.host("/opt/old-cuda/lib64"));
   run_sh("cc -shared -fPIC '" + r.host("/f.c").string() + "' -Wl,-soname,libcublas.so.12 -o '" +
-     r.host("/opt/old-cuda/lib64/libcublas.so.12").string() + "'");
+         r.host("/opt/old-cuda/lib64/libcublas.so.12").string() + "'");
   // cuDNN removed from the venv, and an older cuDNN wheel's metadata left behind.
   fs::remove(r.host("/home/u/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9"));
   fs::rename(r.host("/home/u/venv/lib/python3.11/site-packages/nvidia_cudnn_cu12-9.1.0.70.dist-info"),
@@ -100,11 +104,13 @@ TEST(ScenarioFramework, ShadowedMissingOlderAndNoKernels) {
   const auto c = check_root(r, {"--no-runtime"}, env);
   const auto shadow = c.finding("framework-library-shadowed");
   ASSERT_FALSE(shadow.is_null()) << c.ids();
-  EXPECT_TRUE(contains(shadow["title"], "loads libcublas.so.12 from /opt/old-cuda/lib64/libcublas.so.12 instead of its own "
-                                        "/home/u/venv/lib/python3.11/site-packages/nvidia/cublas/lib/libcublas.so.12"))
+  EXPECT_TRUE(contains(shadow["title"],
+                       "loads libcublas.so.12 from /opt/old-cuda/lib64/libcublas.so.12 instead of its own "
+                       "/home/u/venv/lib/python3.11/site-packages/nvidia/cublas/lib/libcublas.so.12"))
       << shadow["title"];
   EXPECT_TRUE(contains(c.finding("framework-library-missing")["title"], "needs libcudnn.so.9"));
-  EXPECT_TRUE(contains(c.finding("framework-library-older")["title"], "pins nvidia-cudnn-cu12==9.1.0.70 but 9.0.0.312 is installed"));
+  EXPECT_TRUE(contains(c.finding("framework-library-older")["title"],
+                       "pins nvidia-cudnn-cu12==9.1.0.70 but 9.0.0.312 is installed"));
   const auto k = c.finding("framework-no-kernels-for-gpu");
   ASSERT_FALSE(k.is_null()) << c.ids();
   EXPECT_TRUE(contains(k["title"], "has no kernels for sm_120 (compute capability 12.0)"));
@@ -119,7 +125,8 @@ TEST(ScenarioFramework, CudaTooNewForDriverAndRocmBuild) {
   const auto c = check_root(r, {"--no-runtime"}, k_env);
   const auto f = c.finding("framework-cuda-too-new-for-driver");
   ASSERT_FALSE(f.is_null()) << c.ids();
-  EXPECT_TRUE(contains(f["title"], "is built for CUDA 13.0, which needs driver ≥ 580.65.06; this driver is 535.104.05"));
+  EXPECT_TRUE(
+      contains(f["title"], "is built for CUDA 13.0, which needs driver ≥ 580.65.06; this driver is 535.104.05"));
   FixtureRoot rocm;
   add_debian_12(rocm);
   add_gpu(rocm, 0x2330, "535.104.05");
@@ -134,22 +141,25 @@ TEST(ScenarioFramework, UnsatisfiedSymbolVersion) {
   build_venv(r, "12.4");
   const auto site = r.host("/home/u/venv/lib/python3.11/site-packages").string();
   // torch built against a cuBLAS that defines libcublas.so.12.4 …
-  std::ofstream(r.host("/new.map")) << "libcublas.so.12 { global: f; local: *; };\nlibcublas.so.12.4 { global: g; } libcublas.so.12;\n";
+  std::ofstream(r.host("/new.map"))
+      << "libcublas.so.12 { global: f; local: *; };\nlibcublas.so.12.4 { global: g; } libcublas.so.12;\n";
   std::ofstream(r.host("/old.map")) << "libcublas.so.12 { global: f; local: *; };\n";
   std::ofstream(r.host("/b.c")) << "int f(void) { return 0; } int g(void) { return 1; }\n";
   std::ofstream(r.host("/t.c")) << "int g(void); int h(void) { return g(); }\n";
   const auto cublas = site + "/nvidia/cublas/lib/libcublas.so.12";
-  run_sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() + "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" +
-     r.host("/new.map").string());
+  run_sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() +
+         "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" + r.host("/new.map").string());
   run_sh("cc -shared -fPIC -o '" + site + "/torch/lib/libtorch_cuda.so' '" + r.host("/t.c").string() + "' '" + cublas +
-     "' -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvidia/cublas/lib'");
+         "' -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvidia/cublas/lib'");
   // … and then given an older one without it.
-  run_sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() + "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" +
-     r.host("/old.map").string());
+  run_sh("cc -shared -fPIC -o '" + cublas + "' '" + r.host("/b.c").string() +
+         "' -Wl,-soname,libcublas.so.12 -Wl,--version-script=" + r.host("/old.map").string());
   const auto c = check_root(r, {"--no-runtime"}, k_env);
   const auto f = c.finding("framework-symbol-version-missing");
   ASSERT_FALSE(f.is_null()) << c.ids();
-  EXPECT_TRUE(contains(f["title"], "version libcublas.so.12.4 (in /home/u/venv/lib/python3.11/site-packages/torch/lib/../../nvidia/cublas/lib/libcublas.so.12)"))
+  EXPECT_TRUE(contains(f["title"],
+                       "version libcublas.so.12.4 (in "
+                       "/home/u/venv/lib/python3.11/site-packages/torch/lib/../../nvidia/cublas/lib/libcublas.so.12)"))
       << f["title"];
 }
 
@@ -159,12 +169,14 @@ TEST(ScenarioFramework, GivenInterpreterAndWrongPython) {
   build_venv(r, "12.4");
   r.file("/opt/py/bin/python3", "#!/bin/sh\n", 0755);
   r.dir("/opt/py/lib/python3.12/site-packages");
-  const auto c = check_root(r, {"--no-runtime", "--python", "/home/u/venv/bin/python3"}, {{"PATH", "/opt/py/bin:/usr/bin"}});
+  const auto c =
+      check_root(r, {"--no-runtime", "--python", "/home/u/venv/bin/python3"}, {{"PATH", "/opt/py/bin:/usr/bin"}});
   bool given = false;
   for (const auto& e : c.report["pythons"])
     for (const auto& how : e["found_by"]) given = given || (how == "--python" && e["prefix"] == "/home/u/venv");
   EXPECT_TRUE(given) << c.report["pythons"].dump(1);
-  EXPECT_TRUE(contains(c.finding("python-on-path-lacks-framework")["title"], "python3 on PATH (/opt/py/bin/python3) has no framework"));
+  EXPECT_TRUE(contains(c.finding("python-on-path-lacks-framework")["title"],
+                       "python3 on PATH (/opt/py/bin/python3) has no framework"));
 }
 
 }  // namespace

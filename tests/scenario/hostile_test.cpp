@@ -1,7 +1,6 @@
 // Garbage, truncated, unreadable and hostile fact sources: a finding or a clear message,
 // never a crash or a hang.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -60,7 +59,7 @@ TEST(ScenarioHostile, FifoWhereAFileShouldBeDoesNotHang) {
 TEST(ScenarioHostile, DirectoriesLoopsAndDanglingLinks) {
   FixtureRoot r;
   add_ubuntu_2204(r);
-  r.dir("/proc/driver/nvidia/version");  // a directory where a file should be
+  r.dir("/proc/driver/nvidia/version");                         // a directory where a file should be
   r.link("/sys/bus/pci/devices/0000:03:00.0", "0000:03:00.0");  // a link to itself
   r.link("/sys/bus/pci/devices/0000:04:00.0", "/nonexistent/device");
   r.link("/etc/os-release", "/etc/os-release");

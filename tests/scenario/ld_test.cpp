@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 class Build {
-public:
+ public:
   Build() : m_dir(m_root.path()) {}
   const fs::path& dir() const { return m_dir; }
   std::string p(const std::string& rel) const { return (m_dir / rel).string(); }
@@ -37,7 +37,7 @@ public:
     cc(out, code, "-shared -fPIC -Wl,-soname," + soname + " " + flags);
   }
 
-private:
+ private:
   FixtureRoot m_root;
   fs::path m_dir;
 };
@@ -46,7 +46,8 @@ private:
 std::map<std::string, std::string> ldso(const std::string& file, const std::string& llp) {
   // As ldd runs it: LD_TRACE_LOADED_OBJECTS lists what cannot be found instead of failing.
   const auto cmd = std::string("env -u LD_LIBRARY_PATH LD_TRACE_LOADED_OBJECTS=1 ") +
-                   (llp.empty() ? "" : "LD_LIBRARY_PATH='" + llp + "' ") + "/lib64/ld-linux-x86-64.so.2 '" + file + "' 2>&1";
+                   (llp.empty() ? "" : "LD_LIBRARY_PATH='" + llp + "' ") + "/lib64/ld-linux-x86-64.so.2 '" + file +
+                   "' 2>&1";
   std::map<std::string, std::string> out;
   FILE* p = ::popen(cmd.c_str(), "r");
   char line[4096];
@@ -162,7 +163,8 @@ TEST(ScenarioLd, OriginAndNodeflib) {
   // (present thanks to -z now), where lld or another linker would have put it.
   b.lib("lib/libn.so", "libn.so", k_fn, "-Wl,--no-as-needed -lz -Wl,-z,now");
   set_nodeflib(b.p("lib/libn.so"));
-  b.cc("bin/nodeflib", "int f(void); int main(void) { return f(); }", "-L" + b.p("lib") + " -ln -Wl,-rpath," + b.p("lib"));
+  b.cc("bin/nodeflib", "int f(void); int main(void) { return f(); }",
+       "-L" + b.p("lib") + " -ln -Wl,-rpath," + b.p("lib"));
   const auto n = agree(b.p("bin/nodeflib"));
   EXPECT_EQ(n.paths.at("libz.so.1"), "not found");
   bool said = false;
@@ -175,7 +177,8 @@ TEST(ScenarioLd, LibAndPlatformTokens) {
   // Debian's glibc expands $LIB to lib/x86_64-linux-gnu; $PLATFORM to what glibc makes of the
   // CPU: "haswell" or "xeon_phi" on Intel CPUs with those features, else x86_64 (AT_PLATFORM).
   b.lib("lib/x86_64-linux-gnu/libq.so", "libq.so", k_fn);
-  for (const char* platform : {"x86_64", "haswell", "xeon_phi"}) b.lib(std::string(platform) + "/libq.so", "libq.so", k_fn);
+  for (const char* platform : {"x86_64", "haswell", "xeon_phi"})
+    b.lib(std::string(platform) + "/libq.so", "libq.so", k_fn);
   b.cc("bin/q", "int f(void); int main(void) { return f(); }",
        "-L" + b.p("x86_64") + " -lq -Wl,-rpath,'" + b.dir().string() + "/$LIB:" + b.dir().string() + "/$PLATFORM'");
   EXPECT_EQ(agree(b.p("bin/q")).paths.at("libq.so"), b.p("lib/x86_64-linux-gnu/libq.so"));
@@ -186,19 +189,19 @@ TEST(ScenarioLd, LibAndPlatformTokens) {
 
 // Runs the enclosed code from another current directory (ld.so and cudoctor inherit it).
 class InDirectory {
-public:
+ public:
   explicit InDirectory(const fs::path& dir) : m_old(fs::current_path()) { fs::current_path(dir); }
   ~InDirectory() { fs::current_path(m_old); }
 
-private:
+ private:
   fs::path m_old;
 };
 
 // ld.so --list's raw output, run from the current directory.
 std::string ldso_text(const std::string& file, const std::string& llp) {
   return shell_output("env -u LD_LIBRARY_PATH LD_TRACE_LOADED_OBJECTS=1 " +
-                      (llp.empty() ? std::string() : "LD_LIBRARY_PATH='" + llp + "' ") + "/lib64/ld-linux-x86-64.so.2 '" +
-                      file + "' 2>&1");
+                      (llp.empty() ? std::string() : "LD_LIBRARY_PATH='" + llp + "' ") +
+                      "/lib64/ld-linux-x86-64.so.2 '" + file + "' 2>&1");
 }
 
 TEST(ScenarioLd, RelativePathsAreOpenedFromTheCurrentDirectory) {
@@ -271,7 +274,8 @@ TEST(ScenarioLd, MissingLibraryAndMissingSymbolVersion) {
   const auto text = run_cudoctor({"ldd", "--ld-library-path", "", b.p("bin/v"), "--color", "never"});
   EXPECT_TRUE(contains(text.out, "version VERS_2 (in " + b.p("lib/libv.so") + ") not found"));
   // A library nowhere to be found.
-  b.cc("bin/missing", "int main(void) { return 0; }", "-Wl,--no-as-needed -L" + b.p("lib") + " -lv -Wl,--allow-shlib-undefined");
+  b.cc("bin/missing", "int main(void) { return 0; }",
+       "-Wl,--no-as-needed -L" + b.p("lib") + " -lv -Wl,--allow-shlib-undefined");
   fs::remove(b.p("lib/libv.so"));
   const auto m = agree(b.p("bin/missing"));
   EXPECT_EQ(m.paths.at("libv.so"), "not found");
@@ -291,7 +295,10 @@ TEST(ScenarioLd, WrongClassIsPassedOver) {
 
 TEST(ScenarioLd, BadInputIsAClearError) {
   FixtureRoot r;
-  r.file("/garbage.so", std::string("\x7f" "ELF\x02\x01\x01", 7) + std::string(9, '\0'));
+  r.file("/garbage.so", std::string("\x7f"
+                                    "ELF\x02\x01\x01",
+                                    7) +
+                            std::string(9, '\0'));
   r.file("/text.so", "INPUT(libc.so.6)\n");
   for (const char* f : {"/garbage.so", "/text.so", "/nonexistent.so"}) {
     const auto run = run_cudoctor({"ldd", (r.path() / std::string(f).substr(1)).string()});

@@ -1,11 +1,12 @@
 // Scenarios: whole machines built on fixture roots, checked through the cudoctor binary as a
 // user runs it. Each asserts the exit code, the findings in the JSON report and the text.
+#include "machines.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
 
-#include "machines.hpp"
 #include "scenario.hpp"
 
 namespace cudoctor::testing {
@@ -17,12 +18,30 @@ void build_laptop(FixtureRoot& r) {
   add_ubuntu_2204(r, "6.5.0-35-generic", "thinkpad");
   add_cpuinfo(r, false);
   add_pci_ids(r);
-  add_pci(r, {.address = "0000:00:02.0", .vendor = 0x8086, .device = 0xa7a0, .subsystem_vendor = 0x17aa,
-              .subsystem_device = 0x2301, .class_code = 0x030000, .driver = "i915", .boot_vga = true});
-  add_pci(r, {.address = "0000:01:00.0", .vendor = 0x10de, .device = 0x28e0, .subsystem_vendor = 0x17aa,
-              .subsystem_device = 0x3c5a, .class_code = 0x030000, .driver = "nvidia", .current_speed = "2.5 GT/s PCIe",
-              .max_speed = "16.0 GT/s PCIe", .current_width = 8, .max_width = 8, .runtime_status = "suspended"});
-  add_pci(r, {.address = "0000:01:00.1", .vendor = 0x10de, .device = 0x22be, .class_code = 0x040300,
+  add_pci(r, {.address = "0000:00:02.0",
+              .vendor = 0x8086,
+              .device = 0xa7a0,
+              .subsystem_vendor = 0x17aa,
+              .subsystem_device = 0x2301,
+              .class_code = 0x030000,
+              .driver = "i915",
+              .boot_vga = true});
+  add_pci(r, {.address = "0000:01:00.0",
+              .vendor = 0x10de,
+              .device = 0x28e0,
+              .subsystem_vendor = 0x17aa,
+              .subsystem_device = 0x3c5a,
+              .class_code = 0x030000,
+              .driver = "nvidia",
+              .current_speed = "2.5 GT/s PCIe",
+              .max_speed = "16.0 GT/s PCIe",
+              .current_width = 8,
+              .max_width = 8,
+              .runtime_status = "suspended"});
+  add_pci(r, {.address = "0000:01:00.1",
+              .vendor = 0x10de,
+              .device = 0x22be,
+              .class_code = 0x040300,
               .driver = "snd_hda_intel"});
   add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia", "i915"});
   add_nvidia_kernel_version(r, "535.104.05");
@@ -40,9 +59,15 @@ void build_h100_server(FixtureRoot& r, int gpus = 8) {
   add_cpuinfo(r, false);
   add_pci_ids(r);
   for (int i = 0; i < gpus; ++i)
-    add_pci(r, {.address = std::string("0000:") + k_h100_buses[i] + ":00.0", .vendor = 0x10de, .device = 0x2330,
-                .subsystem_vendor = 0x10de, .subsystem_device = 0x16c1, .class_code = 0x030200, .driver = "nvidia",
-                .current_speed = "32.0 GT/s PCIe", .max_speed = "32.0 GT/s PCIe"});
+    add_pci(r, {.address = std::string("0000:") + k_h100_buses[i] + ":00.0",
+                .vendor = 0x10de,
+                .device = 0x2330,
+                .subsystem_vendor = 0x10de,
+                .subsystem_device = 0x16c1,
+                .class_code = 0x030200,
+                .driver = "nvidia",
+                .current_speed = "32.0 GT/s PCIe",
+                .max_speed = "32.0 GT/s PCIe"});
   add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"});
   add_nvidia_kernel_version(r, "535.104.05");
   r.file("/lib/modules/5.15.0-105-generic/kernel/nvidia-535srv/nvidia.ko", "");
@@ -55,7 +80,7 @@ std::map<std::string, std::string> h100_nvml(int gpus) {
   return {{"NVML_SIM_GPUS", std::to_string(gpus)}, {"NVML_SIM_BUSES", buses}};
 }
 
-#define REQUIRE_DEVICE_NODES()                                                       \
+#define REQUIRE_DEVICE_NODES() \
   if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)"
 
 TEST(ScenarioLaptop, HealthyRtx4060LaptopNextToIntelGraphics) {
@@ -88,7 +113,8 @@ TEST(ScenarioLaptop, HealthyRtx4060LaptopNextToIntelGraphics) {
     EXPECT_EQ(gpu["pci"]["device_name"], "AD107M [GeForce RTX 4060 Max-Q / Mobile]");
   }
   {
-    EXPECT_TRUE(contains(c.text_run.out, "✓ NVIDIA GPU 0000:01:00.0 NVIDIA GeForce RTX 4060 Laptop GPU")) << c.text_run.out;
+    EXPECT_TRUE(contains(c.text_run.out, "✓ NVIDIA GPU 0000:01:00.0 NVIDIA GeForce RTX 4060 Laptop GPU"))
+        << c.text_run.out;
   }
   EXPECT_EQ(c.text_run.exit_code, 0);
   EXPECT_TRUE(contains(c.text_run.out, "✓ No problem found"));
@@ -152,7 +178,8 @@ TEST(ScenarioNouveau, NouveauHoldsRtx4090) {
   add_ubuntu_2204(r);
   add_cpuinfo(r, false);
   add_pci_ids(r);
-  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000, .driver = "nouveau", .boot_vga = true});
+  add_pci(r,
+          {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000, .driver = "nouveau", .boot_vga = true});
   add_proc_modules(r, {"nouveau"});
   const auto c = check_root(r);
   EXPECT_EQ(c.json_run.exit_code, 1);

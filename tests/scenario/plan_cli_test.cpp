@@ -18,7 +18,8 @@ nlohmann::json plan_json(const std::vector<std::string>& args, int expect_rc = 0
   return nlohmann::json::parse(r.out);
 }
 
-nlohmann::json find_build(const nlohmann::json& p, const std::string& fw, const std::string& release, const std::string& cuda) {
+nlohmann::json find_build(const nlohmann::json& p, const std::string& fw, const std::string& release,
+                          const std::string& cuda) {
   for (const auto& b : p["builds"])
     if (b["framework"] == fw && b["release"] == release && b["cuda"] == cuda) return b;
   return nullptr;
@@ -32,7 +33,8 @@ TEST(ScenarioPlan, ArticleMachine) {
   EXPECT_EQ(b["fit"], "works");
   EXPECT_EQ(b["install"], "pip install \"torch==2.5.*\" --index-url https://download.pytorch.org/whl/cu121");
   EXPECT_EQ(find_build(p, "torch", "2.9", "13.0")["fit"], "no");
-  const auto text = run_cudoctor({"plan", "--gpu", "RTX 4060 Laptop GPU", "--driver", "535.104.05", "--color", "never"});
+  const auto text =
+      run_cudoctor({"plan", "--gpu", "RTX 4060 Laptop GPU", "--driver", "535.104.05", "--color", "never"});
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_TRUE(contains(text.out, "  ✓ 12.2, 12.1, 12.0, 11.8\n"));
   EXPECT_TRUE(contains(text.out, "driver ≥ 580.65.06 unlocks"));
@@ -44,7 +46,8 @@ TEST(ScenarioPlan, Rtx5090OnOldDriver) {
   EXPECT_EQ(p["unlocks"][0]["driver"], "570.26");
   const auto text = run_cudoctor({"plan", "--gpu", "RTX 5090", "--driver", "550.54.14", "--color", "never"});
   EXPECT_EQ(text.exit_code, 1);
-  EXPECT_TRUE(contains(text.out, "No build runs: driver 550.54.14 is older than any that runs Blackwell GPUs (sm_120 needs ≥ 570.26)."));
+  EXPECT_TRUE(contains(
+      text.out, "No build runs: driver 550.54.14 is older than any that runs Blackwell GPUs (sm_120 needs ≥ 570.26)."));
 }
 
 TEST(ScenarioPlan, Kepler) {
@@ -63,8 +66,9 @@ TEST(ScenarioPlan, FromThisMachinesFacts) {
   add_nvidia_kernel_version(r, "535.104.05");
   add_driver_libraries(r, "535.104.05", nvml_sim_library());
   ASSERT_TRUE(add_device_nodes(r, 1));
-  const auto run = run_cudoctor({"plan", "--root", r.path().string(), "--runtime", "--json", "--framework", "torch==2.5"},
-                                {{"NVML_SIM_NAME", "NVIDIA GeForce RTX 4060 Laptop GPU"}, {"NVML_SIM_CC", "8.9"}});
+  const auto run =
+      run_cudoctor({"plan", "--root", r.path().string(), "--runtime", "--json", "--framework", "torch==2.5"},
+                   {{"NVML_SIM_NAME", "NVIDIA GeForce RTX 4060 Laptop GPU"}, {"NVML_SIM_CC", "8.9"}});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto p = nlohmann::json::parse(run.out);
   EXPECT_EQ(p["inputs"]["gpu"], "NVIDIA GeForce RTX 4060 Laptop GPU");
@@ -113,7 +117,8 @@ TEST(ScenarioKb, OverrideDirectory) {
   const auto g = run_cudoctor({"--kb", dir.path().string(), "kb", "gpu", "10de:9999"});
   EXPECT_EQ(g.exit_code, 0) << g.err;
   EXPECT_TRUE(contains(g.out, "GB999 [Future GPU]"));
-  dir.file("/gpus.json", R"({"records": [{"pci_id": "0x9999", "name": "x", "architecture": "Blackwell", "cc": "12.0"}]})");
+  dir.file("/gpus.json",
+           R"({"records": [{"pci_id": "0x9999", "name": "x", "architecture": "Blackwell", "cc": "12.0"}]})");
   const auto bad = run_cudoctor({"--kb", dir.path().string(), "kb"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_TRUE(contains(bad.err, "gpus.json record 0: no \"source\"")) << bad.err;

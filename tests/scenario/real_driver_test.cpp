@@ -11,7 +11,7 @@
 namespace cudoctor::testing {
 namespace {
 
-#define REQUIRE_DEBIAN_535()                                                                     \
+#define REQUIRE_DEBIAN_535()                                                                                     \
   if (!std::filesystem::exists(debian_535_dir() + "/usr/lib/x86_64-linux-gnu/nvidia/current/libnvidia-ml.so.1")) \
   GTEST_SKIP() << "Debian's NVIDIA 535 packages are not unpacked: run scripts/install-deps.sh --test"
 

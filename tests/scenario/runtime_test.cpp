@@ -27,7 +27,8 @@ void build_server(FixtureRoot& r, const std::string& version) {
 TEST(RealRuntime, Cuda13RuntimeOnDriver535IsTooNew) {
   FixtureRoot r;
   build_server(r, "535.309.01");
-  REQUIRE(add_debian_535_libraries(r), "Debian's NVIDIA 535 packages are not unpacked (scripts/install-deps.sh --test)");
+  REQUIRE(add_debian_535_libraries(r),
+          "Debian's NVIDIA 535 packages are not unpacked (scripts/install-deps.sh --test)");
   REQUIRE(add_cuda13_toolkit_runtime(r), "no CUDA 13.0 toolkit at /usr/local/cuda-13.0");
   const auto c = check_root(r);
   // The driver API: the real 535 libcuda says CUDA 12.2 and, with no GPU here, no device.
@@ -37,7 +38,9 @@ TEST(RealRuntime, Cuda13RuntimeOnDriver535IsTooNew) {
   // CUDA 13.0's runtime on it: error 35, named as a driver too old, with both versions.
   const auto f = c.finding("runtime-too-new-for-driver");
   ASSERT_FALSE(f.is_null()) << c.ids();
-  EXPECT_EQ(f["title"], "CUDA runtime 13.0 (toolkit /usr/local/cuda-13.0) is newer than the driver, which supports CUDA 12.2: error 35");
+  EXPECT_EQ(
+      f["title"],
+      "CUDA runtime 13.0 (toolkit /usr/local/cuda-13.0) is newer than the driver, which supports CUDA 12.2: error 35");
   EXPECT_TRUE(contains(f["fix"]["text"], "Upgrade the driver to ≥ 580.65.06"));
   EXPECT_TRUE(contains(joined_evidence(f), "cudaDriverGetVersion = 12020 (12.2)"));
   EXPECT_FALSE(c.has("runtime-without-driver"));
@@ -174,7 +177,8 @@ TEST(RealRuntime, AFrameworksOwnRuntimeIsCheckedToo) {
   const auto c = check_root(r, {}, {{"VIRTUAL_ENV", "/home/u/venv"}});
   bool framework_runtime = false;
   for (const auto& f : c.findings("runtime-too-new-for-driver"))
-    framework_runtime = framework_runtime || contains(f["title"], "CUDA runtime 13.0 (torch 2.9.1+cu130 in /home/u/venv)");
+    framework_runtime =
+        framework_runtime || contains(f["title"], "CUDA runtime 13.0 (torch 2.9.1+cu130 in /home/u/venv)");
   EXPECT_TRUE(framework_runtime) << c.ids() << c.report["runtime"]["cudarts"].dump(1);
 }
 

@@ -2,8 +2,8 @@
 // loaded unless asked; no link leads out of the root; every vendor misbehaviour ends within
 // --timeout + 1 s as a finding, with nothing left running; a probe child cannot run a
 // program, change the file system or signal cudoctor.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -80,18 +80,19 @@ void add_canary_nvcc(FixtureRoot& r, const fs::path& canary_dir) {
   r.file("/tmp/nvcc.c",
          "#include <stdio.h>\n#include <fcntl.h>\n"
          "static const char banner[] = \"Cuda compilation tools, release 12.4, V12.4.131\";\n"
-         "int main(void) { close(open(\"" + (canary_dir / "nvcc-ran").string() +
-             "\", O_CREAT | O_WRONLY, 0644)); puts(banner); return 0; }\n");
+         "int main(void) { close(open(\"" +
+             (canary_dir / "nvcc-ran").string() + "\", O_CREAT | O_WRONLY, 0644)); puts(banner); return 0; }\n");
   r.dir("/usr/local/cuda-12.4/bin");
-  ASSERT_EQ(std::system(("cc -o '" + r.host("/usr/local/cuda-12.4/bin/nvcc").string() + "' '" + src.string() + "'").c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(("cc -o '" + r.host("/usr/local/cuda-12.4/bin/nvcc").string() + "' '" + src.string() + "'").c_str()),
+      0);
 }
 
 // Every path of a tree with its type, size and modification time: what a run must not change.
 std::string tree_listing(const fs::path& top) {
   std::string out;
-  for (auto it = fs::recursive_directory_iterator(top, fs::directory_options::none); it != fs::recursive_directory_iterator();
-       ++it) {
+  for (auto it = fs::recursive_directory_iterator(top, fs::directory_options::none);
+       it != fs::recursive_directory_iterator(); ++it) {
     std::error_code ec;
     const auto st = fs::symlink_status(it->path(), ec);
     out += it->path().string() + " " + std::to_string(static_cast<int>(st.type()));
@@ -128,9 +129,10 @@ TEST(ScenarioSandbox, ATreesNvccAndLibrariesNeverRunUnlessAsked) {
   for (const auto& f : j["findings"])
     said = said || (f["id"] == "runtime-not-run" && contains(f["title"], "--root without --runtime"));
   EXPECT_TRUE(said) << "the report says why L4 and L5 did not run";
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--root", r.path().string(), "toolkits"}, {"--root", r.path().string(), "env", "12.4"},
-           {"--root", r.path().string(), "--no-runtime"}, {"--root", r.path().string(), "plan"}})
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--root", r.path().string(), "toolkits"},
+                                                                {"--root", r.path().string(), "env", "12.4"},
+                                                                {"--root", r.path().string(), "--no-runtime"},
+                                                                {"--root", r.path().string(), "plan"}})
     run_cudoctor(args, env);
   EXPECT_FALSE(canary.has("nvcc-ran")) << "the tree's nvcc was executed";
   EXPECT_FALSE(canary.has("loaded")) << "a library of the tree was loaded without --runtime";
@@ -206,14 +208,16 @@ TEST(ScenarioSandbox, EveryHangEndsWithinTheTimeoutWithTheLibraryAndTheCall) {
   };
   for (const auto& c : cases) {
     const auto tag = new_tag();
-    const auto t = timed_check(r, {{"SIM_MISBEHAVE", c.misbehave}, {"SIM_TAG", tag}, {"CUDA_SIM_GPUS", "4"}, {"NVML_SIM_GPUS", "4"}});
-    EXPECT_LT(t.seconds, 3.0) << c.misbehave << ": --timeout 2 must hold for the whole run " << t.report["findings"].dump(1);
+    const auto t = timed_check(
+        r, {{"SIM_MISBEHAVE", c.misbehave}, {"SIM_TAG", tag}, {"CUDA_SIM_GPUS", "4"}, {"NVML_SIM_GPUS", "4"}});
+    EXPECT_LT(t.seconds, 3.0) << c.misbehave << ": --timeout 2 must hold for the whole run "
+                              << t.report["findings"].dump(1);
     EXPECT_EQ(t.run.signal, 0) << c.misbehave;
     EXPECT_EQ(t.run.exit_code, 1) << c.misbehave << t.run.err;
     bool found = false;
-    for (const auto& f : t.report["findings"])
-      found = found || (f["id"] == c.id && contains(f["title"], c.title));
-    EXPECT_TRUE(found) << c.misbehave << ": no " << c.id << " with \"" << c.title << "\" in " << t.report["findings"].dump(1);
+    for (const auto& f : t.report["findings"]) found = found || (f["id"] == c.id && contains(f["title"], c.title));
+    EXPECT_TRUE(found) << c.misbehave << ": no " << c.id << " with \"" << c.title << "\" in "
+                       << t.report["findings"].dump(1);
     expect_nothing_left(tag, c.misbehave);
   }
 }
@@ -274,7 +278,8 @@ TEST(ScenarioSandbox, AProbeChildCannotRunProgramsChangeFilesOrSignalCudoctor) {
   std::ofstream(canary.path() / "victim") << "x";
   std::ofstream(canary.path() / "victim2") << "x";
   for (const char* where : {"ctor", "nvml_init", "cu_init"}) {
-    const auto t = timed_check(r, {{"SIM_MISBEHAVE", std::string(where) + ":escape"}, {"SIM_CANARY_DIR", canary.path().string()}});
+    const auto t =
+        timed_check(r, {{"SIM_MISBEHAVE", std::string(where) + ":escape"}, {"SIM_CANARY_DIR", canary.path().string()}});
     EXPECT_EQ(t.run.signal, 0) << where << ": the child signalled cudoctor";
     EXPECT_FALSE(finding(t.report, "nvml-ok").is_null()) << where << t.run.err;
     for (const char* made : {"exec-ran", "symlink-made", "symlink-made.ok", "dir-made", "node-made", "victim-removed",
@@ -372,8 +377,8 @@ TEST(ScenarioSandbox, ARelativeRootIsTakenFromTheWorkingDirectory) {
   FixtureRoot r;
   add_debian_12(r, "6.1.0-18-amd64", "relative-box");
   const auto parent = r.path().parent_path();
-  const auto cmd = "cd '" + parent.string() + "' && '" + cudoctor_binary() + "' --root '" + r.path().filename().string() +
-                   "' --no-runtime --json";
+  const auto cmd = "cd '" + parent.string() + "' && '" + cudoctor_binary() + "' --root '" +
+                   r.path().filename().string() + "' --no-runtime --json";
   const auto out = shell_output(cmd);
   ASSERT_FALSE(out.empty());
   EXPECT_EQ(nlohmann::json::parse(out)["host"]["hostname"], "relative-box");

@@ -23,7 +23,8 @@ bool build_two_toolkits(FixtureRoot& r) {
   add_debian_12(r);
   const auto copy_tree = [&](const fs::path& from, const std::string& to) {
     const auto cmd = "mkdir -p '" + r.host(to).parent_path().string() + "' && cp -al '" + from.string() + "' '" +
-                     r.host(to).string() + "' 2>/dev/null || cp -a '" + from.string() + "' '" + r.host(to).string() + "'";
+                     r.host(to).string() + "' 2>/dev/null || cp -a '" + from.string() + "' '" + r.host(to).string() +
+                     "'";
     return std::system(cmd.c_str()) == 0;
   };
   if (!copy_tree(cuda13, "/usr/local/cuda-13.0")) return false;
@@ -40,8 +41,9 @@ bool build_two_toolkits(FixtureRoot& r) {
   return true;
 }
 
-#define REQUIRE_TOOLKITS(r) \
-  if (!build_two_toolkits(r)) GTEST_SKIP() << "needs /usr/local/cuda-13.0 and Debian's CUDA 11.8 (scripts/install-deps.sh --test)"
+#define REQUIRE_TOOLKITS(r)   \
+  if (!build_two_toolkits(r)) \
+  GTEST_SKIP() << "needs /usr/local/cuda-13.0 and Debian's CUDA 11.8 (scripts/install-deps.sh --test)"
 
 TEST(RealToolkits, FindsBothWithVersionsAndComponents) {
   FixtureRoot r;
@@ -66,7 +68,8 @@ TEST(RealToolkits, FindsBothWithVersionsAndComponents) {
   EXPECT_EQ(c118["cublas"], "11.11.3.6");
   // The versions come from the files (nvcc's embedded banner), never from running nvcc.
   bool from_nvcc = false;
-  for (const auto& w : t13["witnesses"]) from_nvcc = from_nvcc || (w["source"] == "nvcc binary" && w["version"] == "13.0.88");
+  for (const auto& w : t13["witnesses"])
+    from_nvcc = from_nvcc || (w["source"] == "nvcc binary" && w["version"] == "13.0.88");
   EXPECT_TRUE(from_nvcc) << t13["witnesses"].dump();
   // What each compiles for: CUDA 11.8 reaches sm_90 (Hopper), not sm_100; 13.0 drops sm_70.
   const auto text = run_cudoctor({"--root", r.path().string(), "toolkits"}).out;
@@ -89,8 +92,9 @@ TEST(RealToolkits, EnvSwitchesInBashZshAndFish) {
     }
     // Start from a PATH that already has CUDA 13.0 on it, as /etc/profile.d/cuda.sh puts it.
     const auto start = "PATH=" + root + "/usr/local/cuda/bin:/usr/bin:/bin";
-    const std::string eval = shell == "fish" ? "eval (" + bin + " --root " + root + " env {} --shell fish | string collect)"
-                                             : "eval \"$(" + bin + " --root " + root + " env {} --shell " + shell + ")\"";
+    const std::string eval = shell == "fish"
+                                 ? "eval (" + bin + " --root " + root + " env {} --shell fish | string collect)"
+                                 : "eval \"$(" + bin + " --root " + root + " env {} --shell " + shell + ")\"";
     const auto at = [&](const std::string& v) {
       auto e = eval;
       e.replace(e.find("{}"), 2, v);
@@ -98,13 +102,17 @@ TEST(RealToolkits, EnvSwitchesInBashZshAndFish) {
     };
     const auto script = at("11.8") + "; nvcc --version | tail -2 | head -1; echo CUDA_HOME=$CUDA_HOME; " + at("13.0") +
                         "; nvcc --version | tail -2 | head -1; echo CUDA_HOME=$CUDA_HOME";
-    const auto out = shell_output("env -i " + start + " HOME=/nonexistent /usr/bin/" + shell + " -c '" + script + "' 2>&1");
-    EXPECT_NE(out.find("Cuda compilation tools, release 11.8, V11.8.89\nCUDA_HOME=" + root + "/usr/lib/nvidia-cuda-toolkit"),
-              std::string::npos)
-        << shell << ":\n" << out;
+    const auto out =
+        shell_output("env -i " + start + " HOME=/nonexistent /usr/bin/" + shell + " -c '" + script + "' 2>&1");
+    EXPECT_NE(
+        out.find("Cuda compilation tools, release 11.8, V11.8.89\nCUDA_HOME=" + root + "/usr/lib/nvidia-cuda-toolkit"),
+        std::string::npos)
+        << shell << ":\n"
+        << out;
     EXPECT_NE(out.find("Cuda compilation tools, release 13.0, V13.0.88\nCUDA_HOME=" + root + "/usr/local/cuda-13.0"),
               std::string::npos)
-        << shell << ":\n" << out;
+        << shell << ":\n"
+        << out;
   }
 }
 
@@ -115,10 +123,12 @@ TEST(RealToolkits, EnvKeepsEverythingElseAndUnsets) {
   const auto run = run_cudoctor({"--root", root, "env", "11.8"},
                                 {{"PATH", root + "/usr/local/cuda/bin:/opt/tool/bin:/usr/bin:/opt/tool/bin"},
                                  {"LD_LIBRARY_PATH", root + "/usr/local/cuda-13.0/lib64:/opt/tool/lib"}});
-  EXPECT_TRUE(contains(run.out, "export PATH='" + root + "/usr/lib/nvidia-cuda-toolkit/bin:/opt/tool/bin:/usr/bin:/opt/tool/bin'"))
+  EXPECT_TRUE(contains(
+      run.out, "export PATH='" + root + "/usr/lib/nvidia-cuda-toolkit/bin:/opt/tool/bin:/usr/bin:/opt/tool/bin'"))
       << run.out;
   EXPECT_TRUE(contains(run.out, "export LD_LIBRARY_PATH='/opt/tool/lib'")) << run.out;
-  const auto unset = run_cudoctor({"--root", root, "env", "--unset"}, {{"PATH", root + "/usr/local/cuda-13.0/bin:/usr/bin"}});
+  const auto unset =
+      run_cudoctor({"--root", root, "env", "--unset"}, {{"PATH", root + "/usr/local/cuda-13.0/bin:/usr/bin"}});
   EXPECT_TRUE(contains(unset.out, "export PATH='/usr/bin'"));
   EXPECT_TRUE(contains(unset.out, "unset CUDA_HOME"));
   const auto none = run_cudoctor({"--root", root, "env", "10.2"});
@@ -133,7 +143,7 @@ TEST(RealToolkits, WriteForDirenv) {
   const auto envrc = (r.path() / ".envrc").string();
   ASSERT_EQ(run_cudoctor({"--root", root, "env", "11.8", "--write", envrc}).exit_code, 0);
   const auto out = shell_output("env -i PATH=" + root + "/usr/local/cuda/bin:/usr/bin:/bin bash -c '. " + envrc +
-                             "; echo $PATH; nvcc --version | tail -2 | head -1'");
+                                "; echo $PATH; nvcc --version | tail -2 | head -1'");
   EXPECT_TRUE(contains(out, root + "/usr/lib/nvidia-cuda-toolkit/bin:/usr/bin:/bin\n")) << out;
   EXPECT_TRUE(contains(out, "release 11.8")) << out;
 }
@@ -163,7 +173,8 @@ TEST(ScenarioToolkitRules, StubsCudaHomeLinkAndGlobalSettings) {
   // A removed toolkit's link left behind.
   r.link("/usr/local/cuda", "/usr/local/cuda-12.4");
   const auto d = check_root(r, {"--no-runtime"}, {{"PATH", "/usr/bin:/bin"}});
-  EXPECT_EQ(d.finding("cuda-link-dangling")["title"], "/usr/local/cuda points to /usr/local/cuda-12.4, which does not exist");
+  EXPECT_EQ(d.finding("cuda-link-dangling")["title"],
+            "/usr/local/cuda points to /usr/local/cuda-12.4, which does not exist");
 }
 
 TEST(ScenarioToolkitRules, ThisMachinesToolkit) {
@@ -171,7 +182,8 @@ TEST(ScenarioToolkitRules, ThisMachinesToolkit) {
   const auto run = run_cudoctor({"toolkits", "--json"});
   const auto f = nlohmann::json::parse(run.out);
   bool found = false;
-  for (const auto& t : f["toolkits"]) found = found || (t["root"] == "/usr/local/cuda-13.0" && t["version"] == "13.0.88");
+  for (const auto& t : f["toolkits"])
+    found = found || (t["root"] == "/usr/local/cuda-13.0" && t["version"] == "13.0.88");
   EXPECT_TRUE(found) << run.out;
 }
 

@@ -9,20 +9,20 @@
 
 typedef int cudaError_t;
 
-static int env_int(const char *name, int fallback) {
-  const char *v = getenv(name);
+static int env_int(const char* name, int fallback) {
+  const char* v = getenv(name);
   return v && *v ? atoi(v) : fallback;
 }
 
-cudaError_t cudaRuntimeGetVersion(int *v) {
+cudaError_t cudaRuntimeGetVersion(int* v) {
   *v = env_int("CUDART_SIM_VERSION", 12040);
   return 0;
 }
-cudaError_t cudaDriverGetVersion(int *v) {
+cudaError_t cudaDriverGetVersion(int* v) {
   *v = env_int("CUDART_SIM_DRIVER", 12020);
   return 0;
 }
-cudaError_t cudaGetDeviceCount(int *n) {
+cudaError_t cudaGetDeviceCount(int* n) {
   sim_misbehave("rt_count");
   *n = env_int("CUDA_SIM_GPUS", 1);
   return 0;
@@ -31,23 +31,33 @@ cudaError_t cudaSetDevice(int d) {
   if (d < 0 || d >= env_int("CUDA_SIM_GPUS", 1)) return 101; /* cudaErrorInvalidDevice */
   return sim_exclusive_context();                            /* 46: cudaErrorDevicesUnavailable */
 }
-cudaError_t cudaMalloc(void **p, size_t n) {
+cudaError_t cudaMalloc(void** p, size_t n) {
   sim_misbehave("rt_malloc");
   *p = malloc(n);
   return *p ? 0 : 2; /* cudaErrorMemoryAllocation */
 }
-cudaError_t cudaFree(void *p) {
+cudaError_t cudaFree(void* p) {
   free(p);
   return 0;
 }
-cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
-cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, int kind) {
+cudaError_t cudaMallocHost(void** p, size_t n) {
+  return cudaMalloc(p, n);
+}
+cudaError_t cudaFreeHost(void* p) {
+  return cudaFree(p);
+}
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, int kind) {
   (void)kind;
   sim_misbehave("rt_memcpy");
   memcpy(dst, src, n);
   return 0;
 }
-cudaError_t cudaDeviceSynchronize(void) { return 0; }
-const char *cudaGetErrorName(cudaError_t e) { return e == 0 ? "cudaSuccess" : e == 2 ? "cudaErrorMemoryAllocation" : "cudaErrorInvalidDevice"; }
-const char *cudaGetErrorString(cudaError_t e) { return e == 0 ? "no error" : "error"; }
+cudaError_t cudaDeviceSynchronize(void) {
+  return 0;
+}
+const char* cudaGetErrorName(cudaError_t e) {
+  return e == 0 ? "cudaSuccess" : e == 2 ? "cudaErrorMemoryAllocation" : "cudaErrorInvalidDevice";
+}
+const char* cudaGetErrorString(cudaError_t e) {
+  return e == 0 ? "no error" : "error";
+}

@@ -28,8 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void sim_canary(const char *name) {
-  const char *dir = getenv("SIM_CANARY_DIR");
+static void sim_canary(const char* name) {
+  const char* dir = getenv("SIM_CANARY_DIR");
   if (!dir) return;
   char p[4096];
   snprintf(p, sizeof p, "%s/%s", dir, name);
@@ -38,13 +38,13 @@ static void sim_canary(const char *name) {
 }
 
 static void sim_escape(void) {
-  const char *dir = getenv("SIM_CANARY_DIR");
+  const char* dir = getenv("SIM_CANARY_DIR");
   if (!dir) return;
   char p[4096], q[4096];
   pid_t pid = fork();
   if (pid == 0) {
     snprintf(p, sizeof p, "%s/exec-ran", dir);
-    execl("/bin/sh", "sh", "-c", "touch \"$0\"", p, (char *)0);
+    execl("/bin/sh", "sh", "-c", "touch \"$0\"", p, (char*)0);
     _exit(127);
   }
   if (pid > 0) waitpid(pid, 0, 0);
@@ -62,11 +62,11 @@ static void sim_escape(void) {
   if (kill(getppid(), SIGTERM) == 0) sim_canary("parent-signalled");
 }
 
-static void sim_misbehave(const char *where) {
-  const char *m = getenv("SIM_MISBEHAVE");
+static void sim_misbehave(const char* where) {
+  const char* m = getenv("SIM_MISBEHAVE");
   const size_t n = strlen(where);
   if (!m || strncmp(m, where, n) != 0 || m[n] != ':') return;
-  const char *what = m + n + 1;
+  const char* what = m + n + 1;
   if (!strcmp(what, "close_fds_hang")) {
     for (int fd = 3; fd < 4096; ++fd) close(fd);
     for (;;) pause();
@@ -84,7 +84,7 @@ static void sim_misbehave(const char *where) {
 
 /* 0, or 46 when another process holds the simulated exclusive-process GPU. */
 static int sim_exclusive_context(void) {
-  const char *path = getenv("SIM_EXCLUSIVE");
+  const char* path = getenv("SIM_EXCLUSIVE");
   if (!path) return 0;
   int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return 0;
@@ -96,4 +96,6 @@ static int sim_exclusive_context(void) {
   return 0;
 }
 
-__attribute__((constructor)) static void sim_constructor(void) { sim_misbehave("ctor"); }
+__attribute__((constructor)) static void sim_constructor(void) {
+  sim_misbehave("ctor");
+}

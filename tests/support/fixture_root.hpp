@@ -8,7 +8,7 @@
 namespace cudoctor::testing {
 
 class FixtureRoot {
-public:
+ public:
   FixtureRoot();  // a fresh directory under the test temp dir, world-readable
   ~FixtureRoot();
   FixtureRoot(const FixtureRoot&) = delete;
@@ -27,7 +27,7 @@ public:
                    unsigned gid = 0);
   FixtureRoot& fifo(const std::string& logical);
 
-private:
+ private:
   std::filesystem::path m_path;
 };
 

@@ -1,7 +1,8 @@
 #include "machines.hpp"
 
-#include <filesystem>
 #include <fmt/format.h>
+
+#include <filesystem>
 
 namespace fs = std::filesystem;
 
@@ -30,10 +31,11 @@ void add_ubuntu_2204(FixtureRoot& r, const std::string& kernel, const std::strin
 }
 
 void add_debian_12(FixtureRoot& r, const std::string& kernel, const std::string& host) {
-  add_linux(r,
-            "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nVERSION=\"12 "
-            "(bookworm)\"\nVERSION_CODENAME=bookworm\nID=debian\n",
-            kernel, host, "/dev/vda1");
+  add_linux(
+      r,
+      "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nVERSION=\"12 "
+      "(bookworm)\"\nVERSION_CODENAME=bookworm\nID=debian\n",
+      kernel, host, "/dev/vda1");
 }
 
 void add_kvm_guest_without_gpu(FixtureRoot& r, const std::string& host) {
@@ -44,12 +46,13 @@ void add_kvm_guest_without_gpu(FixtureRoot& r, const std::string& host) {
 }
 
 void add_cpuinfo(FixtureRoot& r, bool in_vm) {
-  r.file("/proc/cpuinfo",
-         fmt::format("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: Intel(R) "
-                     "Xeon(R) Platinum 8480+\nflags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov "
-                     "pat pse36 clflush mmx fxsr sse sse2 ss ht syscall nx pdpe1gb rdtscp lm constant_tsc{} avx512f "
-                     "amx_tile\n\n",
-                     in_vm ? " hypervisor" : ""));
+  r.file(
+      "/proc/cpuinfo",
+      fmt::format("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: Intel(R) "
+                  "Xeon(R) Platinum 8480+\nflags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov "
+                  "pat pse36 clflush mmx fxsr sse sse2 ss ht syscall nx pdpe1gb rdtscp lm constant_tsc{} avx512f "
+                  "amx_tile\n\n",
+                  in_vm ? " hypervisor" : ""));
 }
 
 void add_qemu_dmi(FixtureRoot& r) {
@@ -81,35 +84,50 @@ void add_pci(FixtureRoot& r, const PciSpec& d) {
 void add_virtio_devices(FixtureRoot& r) {
   // A KVM guest's bus: host bridge, virtio network, block and balloon.
   add_pci(r, {.address = "0000:00:00.0", .vendor = 0x8086, .device = 0x29c0, .class_code = 0x060000});
-  add_pci(r, {.address = "0000:00:02.0", .vendor = 0x1af4, .device = 0x1041, .class_code = 0x020000, .driver = "virtio-pci"});
-  add_pci(r, {.address = "0000:00:03.0", .vendor = 0x1af4, .device = 0x1042, .class_code = 0x010000, .driver = "virtio-pci"});
-  add_pci(r, {.address = "0000:00:04.0", .vendor = 0x1af4, .device = 0x1045, .class_code = 0x00ff00, .driver = "virtio-pci"});
+  add_pci(
+      r,
+      {.address = "0000:00:02.0", .vendor = 0x1af4, .device = 0x1041, .class_code = 0x020000, .driver = "virtio-pci"});
+  add_pci(
+      r,
+      {.address = "0000:00:03.0", .vendor = 0x1af4, .device = 0x1042, .class_code = 0x010000, .driver = "virtio-pci"});
+  add_pci(
+      r,
+      {.address = "0000:00:04.0", .vendor = 0x1af4, .device = 0x1045, .class_code = 0x00ff00, .driver = "virtio-pci"});
 }
 
 void add_proc_modules(FixtureRoot& r, const std::vector<std::string>& modules) {
   // Sizes and addresses as a 535 driver on a 6.5 kernel shows them.
   std::string text;
   for (const auto& m : modules) {
-    if (m == "nvidia_uvm") text += "nvidia_uvm 1523712 0 - Live 0xffffffffc1c00000 (POE)\n";
-    else if (m == "nvidia_drm") text += "nvidia_drm 77824 4 - Live 0xffffffffc1bde000 (POE)\n";
-    else if (m == "nvidia_modeset") text += "nvidia_modeset 1306624 6 nvidia_drm, Live 0xffffffffc1a9c000 (POE)\n";
-    else if (m == "nvidia") text += "nvidia 56741888 278 nvidia_uvm,nvidia_modeset, Live 0xffffffffbe400000 (POE)\n";
-    else if (m == "nouveau") text += "nouveau 2433024 3 - Live 0xffffffffc0d8e000\n";
-    else if (m == "i915") text += "i915 3461120 35 - Live 0xffffffffc0e1f000\n";
-    else text += m + " 16384 0 - Live 0xffffffffc0010000\n";
+    if (m == "nvidia_uvm")
+      text += "nvidia_uvm 1523712 0 - Live 0xffffffffc1c00000 (POE)\n";
+    else if (m == "nvidia_drm")
+      text += "nvidia_drm 77824 4 - Live 0xffffffffc1bde000 (POE)\n";
+    else if (m == "nvidia_modeset")
+      text += "nvidia_modeset 1306624 6 nvidia_drm, Live 0xffffffffc1a9c000 (POE)\n";
+    else if (m == "nvidia")
+      text += "nvidia 56741888 278 nvidia_uvm,nvidia_modeset, Live 0xffffffffbe400000 (POE)\n";
+    else if (m == "nouveau")
+      text += "nouveau 2433024 3 - Live 0xffffffffc0d8e000\n";
+    else if (m == "i915")
+      text += "i915 3461120 35 - Live 0xffffffffc0e1f000\n";
+    else
+      text += m + " 16384 0 - Live 0xffffffffc0010000\n";
   }
   text += "drm_kms_helper 212992 2 nvidia_drm,i915, Live 0xffffffffc0c7a000\n";
   r.file("/proc/modules", text, 0444);
 }
 
 void add_nvidia_kernel_version(FixtureRoot& r, const std::string& version, bool open_module) {
-  const auto line = open_module
-                        ? fmt::format("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {}  Release Build  "
-                                      "(dvs-builder@U16-I3-C03-2-1)  Thu Jan 23 22:50:36 UTC 2025\n",
-                                      version)
-                        : fmt::format("NVRM version: NVIDIA UNIX x86_64 Kernel Module  {}  Sat Aug 19 01:15:15 UTC 2023\n",
-                                      version);
-  r.file("/proc/driver/nvidia/version", line + "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n", 0444);
+  const auto line =
+      open_module
+          ? fmt::format(
+                "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {}  Release Build  "
+                "(dvs-builder@U16-I3-C03-2-1)  Thu Jan 23 22:50:36 UTC 2025\n",
+                version)
+          : fmt::format("NVRM version: NVIDIA UNIX x86_64 Kernel Module  {}  Sat Aug 19 01:15:15 UTC 2023\n", version);
+  r.file("/proc/driver/nvidia/version", line + "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04) \n",
+         0444);
   r.file("/sys/module/nvidia/version", version + "\n", 0444);
   r.file("/sys/module/nvidia/initstate", "live\n", 0444);
 }
@@ -138,7 +156,9 @@ void add_driver_libraries(FixtureRoot& r, const std::string& version, const std:
   r.link(dir + "libnvidia-ml.so.1", "libnvidia-ml.so." + version);
 }
 
-std::string debian_535_dir() { return CUDOCTOR_VENDOR_DIR "/nvidia535"; }
+std::string debian_535_dir() {
+  return CUDOCTOR_VENDOR_DIR "/nvidia535";
+}
 
 bool add_debian_535_libraries(FixtureRoot& r) {
   const fs::path src = debian_535_dir() + "/usr/lib/x86_64-linux-gnu/nvidia/current";
@@ -164,14 +184,20 @@ bool add_debian_535_libraries(FixtureRoot& r) {
 bool add_device_nodes(FixtureRoot& r, int gpus, unsigned mode, bool uvm) {
   // Majors: 195 is the driver's registered major; nvidia-uvm gets a dynamic one.
   bool ok = r.char_device("/dev/nvidiactl", 195, 255, mode);
-  for (int i = 0; i < gpus && ok; ++i) ok = r.char_device(fmt::format("/dev/nvidia{}", i), 195, static_cast<unsigned>(i), mode);
+  for (int i = 0; i < gpus && ok; ++i)
+    ok = r.char_device(fmt::format("/dev/nvidia{}", i), 195, static_cast<unsigned>(i), mode);
   if (ok) ok = r.char_device("/dev/nvidia-modeset", 195, 254, mode);
-  if (ok && uvm) ok = r.char_device("/dev/nvidia-uvm", 508, 0, mode) && r.char_device("/dev/nvidia-uvm-tools", 508, 1, mode);
+  if (ok && uvm)
+    ok = r.char_device("/dev/nvidia-uvm", 508, 0, mode) && r.char_device("/dev/nvidia-uvm-tools", 508, 1, mode);
   return ok;
 }
 
-std::string nvml_sim_library() { return CUDOCTOR_NVML_SIM; }
-std::string cuda_sim_library() { return CUDOCTOR_CUDA_SIM; }
+std::string nvml_sim_library() {
+  return CUDOCTOR_NVML_SIM;
+}
+std::string cuda_sim_library() {
+  return CUDOCTOR_CUDA_SIM;
+}
 
 bool add_cuda13_toolkit_runtime(FixtureRoot& r) {
   const fs::path lib = "/usr/local/cuda-13.0/lib";

@@ -9,8 +9,10 @@
 
 namespace cudoctor::testing {
 
-void add_ubuntu_2204(FixtureRoot& r, const std::string& kernel = "6.5.0-35-generic", const std::string& host = "gpu-box");
-void add_debian_12(FixtureRoot& r, const std::string& kernel = "6.1.0-18-amd64", const std::string& host = "debian-box");
+void add_ubuntu_2204(FixtureRoot& r, const std::string& kernel = "6.5.0-35-generic",
+                     const std::string& host = "gpu-box");
+void add_debian_12(FixtureRoot& r, const std::string& kernel = "6.1.0-18-amd64",
+                   const std::string& host = "debian-box");
 
 // A Debian KVM guest with virtio devices and no GPU passed through.
 void add_kvm_guest_without_gpu(FixtureRoot& r, const std::string& host = "debian-box");

@@ -1,10 +1,9 @@
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +17,9 @@
 
 namespace cudoctor::testing {
 
-std::string cudoctor_binary() { return CUDOCTOR_BINARY; }
+std::string cudoctor_binary() {
+  return CUDOCTOR_BINARY;
+}
 
 std::string shell_output(const std::string& command) {
   std::string out;
@@ -48,7 +49,9 @@ static int bash_parse(const std::string& command) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-bool bash_parses(const std::string& command) { return bash_parse(command) == 0; }
+bool bash_parses(const std::string& command) {
+  return bash_parse(command) == 0;
+}
 
 namespace {
 
@@ -99,8 +102,8 @@ void expect_fix_commands_parse(const std::string& output) {
 
 CliResult run_cudoctor(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                        const std::vector<std::string>& prefix) {
-  std::map<std::string, std::string> full = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"},
-                                             {"HOME", "/nonexistent"}};
+  std::map<std::string, std::string> full = {
+      {"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"}, {"HOME", "/nonexistent"}};
   // Sanitizer settings belong to the test harness, not to the machine under test.
   for (const char* k : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"})
     if (const char* v = std::getenv(k)) full[k] = v;

@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -35,7 +34,8 @@ struct Checked {
   bool has(const std::string& id) const { return !findings(id).empty(); }
   std::string ids() const {
     std::string s;
-    for (const auto& f : report["findings"]) s += f["id"].get<std::string>() + "(" + f["severity"].get<std::string>() + ") ";
+    for (const auto& f : report["findings"])
+      s += f["id"].get<std::string>() + "(" + f["severity"].get<std::string>() + ") ";
     return s;
   }
 };

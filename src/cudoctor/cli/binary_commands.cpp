@@ -1,5 +1,6 @@
-#include <filesystem>
 #include <fmt/format.h>
+
+#include <filesystem>
 
 #include "cudoctor/cli/check_command.hpp"
 #include "cudoctor/cli/output.hpp"
@@ -43,7 +44,8 @@ int run_ldd(const CommonOptions& o, const LddOptions& l) {
     else
       out += render::ldd_text(*tree, ropts);
   }
-  if (!resolver.cache_error().empty() && o.verbose) fmt::print(stderr, "cudoctor ldd: {}\n", visible(resolver.cache_error()));
+  if (!resolver.cache_error().empty() && o.verbose)
+    fmt::print(stderr, "cudoctor ldd: {}\n", visible(resolver.cache_error()));
   if (o.effective_format() == "json") out = render::json_text(all);
   if (!l.why.empty() && out.empty() && rc != 2) {
     fmt::print(stderr, "cudoctor ldd: {} is not among the libraries loaded\n", visible(l.why));
@@ -97,8 +99,9 @@ int run_archs(const CommonOptions& o, const ArchsOptions& a) {
     if (cc) {
       const auto v = *fb ? elf::can_run(**fb, *cc) : compat::Verdict{};
       j["runs_on"] = {{"cc", cc->str()}, {"runs", v.runs()}, {"via", v.describe()}};
-      text += v.runs() ? fmt::format("  runs on compute capability {}: {}\n", cc->str(), v.describe())
-                       : fmt::format("  does not run on compute capability {}: no compatible cubin or PTX\n", cc->str());
+      text += v.runs()
+                  ? fmt::format("  runs on compute capability {}: {}\n", cc->str(), v.describe())
+                  : fmt::format("  does not run on compute capability {}: no compatible cubin or PTX\n", cc->str());
       if (!v.runs() && rc == 0) rc = 1;
     }
     all.push_back(j);

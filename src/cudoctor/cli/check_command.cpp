@@ -1,8 +1,9 @@
 #include "cudoctor/cli/check_command.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
-#include <fmt/format.h>
 
 #include "cudoctor/cli/output.hpp"
 #include "cudoctor/kb/kb.hpp"
@@ -25,17 +26,20 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
     const auto st = sys->stat(p);
     if (st.type != sys::FileType::regular) {
       fmt::print(stderr, "cudoctor: --python {}: {}\n", util::visible(p),
-                 st.type == sys::FileType::missing ? (st.error.empty() ? "no such file" : st.error)
-                                                   : "not an interpreter (a " + std::string(sys::to_string(st.type)) + ")");
+                 st.type == sys::FileType::missing
+                     ? (st.error.empty() ? "no such file" : st.error)
+                     : "not an interpreter (a " + std::string(sys::to_string(st.type)) + ")");
       return std::nullopt;
     }
   }
   probe::Options popts;
   // A tree's libnvidia-ml, libcuda and libcudart are the tree's code: loaded only when asked.
   popts.child_probes = !o.no_runtime && (sys->is_live() || o.runtime);
-  if (o.no_runtime) popts.child_probes_off_reason = "--no-runtime";
+  if (o.no_runtime)
+    popts.child_probes_off_reason = "--no-runtime";
   else if (!popts.child_probes)
-    popts.child_probes_off_reason = "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
+    popts.child_probes_off_reason =
+        "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
   popts.pythons = o.pythons;
   popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
   popts.compute_timeout = std::chrono::milliseconds(static_cast<long>(o.compute_timeout_s * 1000));

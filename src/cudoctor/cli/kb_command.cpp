@@ -38,7 +38,8 @@ int run_kb(const CommonOptions& o, const KbOptions& k) {
     out = render::kb_errors(hits);
   }
   if (out.empty()) {
-    fmt::print(stderr, "cudoctor kb {}: nothing in the knowledge base matches '{}'\n", visible(k.topic), visible(k.query));
+    fmt::print(stderr, "cudoctor kb {}: nothing in the knowledge base matches '{}'\n", visible(k.topic),
+               visible(k.query));
     return 1;
   }
   if (!o.redact) return emit(out, 0);

@@ -1,9 +1,10 @@
 // cudoctor: finds where the GPU -> driver -> toolkit -> framework chain breaks.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <fmt/format.h>
 
 #include "cudoctor/cli/check_command.hpp"
 #include "cudoctor/cli/options.hpp"
@@ -19,7 +20,8 @@ void add_common(CLI::App& app, cudoctor::cli::CommonOptions& o) {
   app.add_flag("-v,--verbose", o.verbose, "Show the evidence behind every line");
   app.add_option("--root", o.root, "Read the file system under DIR (a fixture, chroot or mounted image)")
       ->type_name("DIR");
-  app.add_flag("--no-runtime", o.no_runtime, "Do not load vendor libraries (NVML, libcuda, libcudart) in child processes");
+  app.add_flag("--no-runtime", o.no_runtime,
+               "Do not load vendor libraries (NVML, libcuda, libcudart) in child processes");
   app.add_flag("--runtime", o.runtime,
                "With --root: load the tree's own vendor libraries in the child probes (they are the tree's code)");
   const CLI::Validator seconds(
@@ -42,7 +44,8 @@ void add_common(CLI::App& app, cudoctor::cli::CommonOptions& o) {
       ->type_name("SEC");
   app.add_flag("--redact", o.redact, "Replace host name, user name and home paths");
   app.add_option("--color", o.color, "Colour the text report")->check(CLI::IsMember({"auto", "always", "never"}));
-  app.add_option("--python", o.pythons, "Also inspect the environment of this interpreter (repeatable)")->type_name("PATH");
+  app.add_option("--python", o.pythons, "Also inspect the environment of this interpreter (repeatable)")
+      ->type_name("PATH");
   app.add_option("--kb", o.kb_dir, "Knowledge-base JSON files that replace the built-in ones")->type_name("DIR");
 }
 
@@ -60,7 +63,8 @@ int main(int argc, char** argv) {
 
     cudoctor::cli::PlanOptions po;
     auto* plan = app.add_subcommand("plan", "Which toolkits and framework builds work with this GPU and driver");
-    plan->add_option("--gpu", po.gpu, "A GPU by name (\"RTX 4060 Laptop GPU\") or PCI id (10de:2684)")->type_name("NAME");
+    plan->add_option("--gpu", po.gpu, "A GPU by name (\"RTX 4060 Laptop GPU\") or PCI id (10de:2684)")
+        ->type_name("NAME");
     plan->add_option("--cc", po.cc, "A compute capability (8.9)")->type_name("X.Y");
     plan->add_option("--driver", po.driver, "A driver version (535.104.05)")->type_name("VERSION");
     plan->add_option("--framework", po.framework, "torch, tensorflow, jax, cupy or onnxruntime, optionally ==VERSION")
@@ -71,7 +75,8 @@ int main(int argc, char** argv) {
     auto* ldd = app.add_subcommand("ldd", "Which shared libraries each file loads, and why each one (ld.so-exact)");
     ldd->add_option("files", lo.files, "ELF executables or libraries")->required();
     ldd->add_option("--why", lo.why, "Explain how one library was found (or not)")->type_name("LIB");
-    ldd->add_option("--ld-library-path", lo.ld_library_path, "Resolve with this LD_LIBRARY_PATH instead of the environment's")
+    ldd->add_option("--ld-library-path", lo.ld_library_path,
+                    "Resolve with this LD_LIBRARY_PATH instead of the environment's")
         ->type_name("DIRS");
 
     cudoctor::cli::ArchsOptions ao;

@@ -16,8 +16,8 @@ struct CommonOptions {
   double timeout_s = 10.0;
   double compute_timeout_s = 30.0;  // --compute-timeout: L5 on every GPU at once
   bool redact = false;
-  std::string color = "auto";  // auto | always | never
-  std::string kb_dir;          // --kb DIR: knowledge-base files that replace the built-in ones
+  std::string color = "auto";        // auto | always | never
+  std::string kb_dir;                // --kb DIR: knowledge-base files that replace the built-in ones
   std::vector<std::string> pythons;  // --python: interpreters to inspect as well
 
   std::string effective_format() const { return json ? "json" : format; }
@@ -33,7 +33,7 @@ struct PlanOptions {
 
 struct LddOptions {
   std::vector<std::string> files;
-  std::string why;  // explain one library
+  std::string why;                             // explain one library
   std::optional<std::string> ld_library_path;  // --ld-library-path; else the environment's
 };
 
@@ -43,9 +43,9 @@ struct ArchsOptions {
 };
 
 struct EnvOptions {
-  std::string toolkit;       // version prefix or root path
+  std::string toolkit;         // version prefix or root path
   std::string shell = "bash";  // bash | zsh | fish
-  std::string write;         // write a direnv/env file instead of printing
+  std::string write;           // write a direnv/env file instead of printing
   bool unset = false;
 };
 

@@ -19,7 +19,8 @@ int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_ver
   if (!po.gpu.empty()) {
     const auto hits = kb.find_gpus(po.gpu);
     if (hits.empty()) {
-      fmt::print(stderr, "cudoctor plan: no GPU in the knowledge base matches '{}'; give its PCI id (10de:XXXX) or --cc X.Y\n",
+      fmt::print(stderr,
+                 "cudoctor plan: no GPU in the knowledge base matches '{}'; give its PCI id (10de:XXXX) or --cc X.Y\n",
                  visible(po.gpu));
       return 2;
     }
@@ -49,7 +50,9 @@ int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_ver
     if (!snap) return 2;
     in = plan::inputs_from_snapshot(*snap, kb);
     if (!in.cc && !in.driver) {
-      fmt::print(stderr, "cudoctor plan: no NVIDIA GPU or driver found here; say which with --gpu NAME, --cc X.Y, --driver VERSION\n");
+      fmt::print(
+          stderr,
+          "cudoctor plan: no NVIDIA GPU or driver found here; say which with --gpu NAME, --cc X.Y, --driver VERSION\n");
       return 2;
     }
   }

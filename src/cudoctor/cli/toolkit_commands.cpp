@@ -41,11 +41,12 @@ int run_toolkits(const CommonOptions& o) {
   if (o.effective_format() == "json") return emit(redacted(o, *sys, render::json_text(nlohmann::json(*f))), 0);
   std::vector<std::pair<std::string, std::string>> sel;
   sel.emplace_back("PATH", f->path_nvcc.empty() ? "no nvcc" : f->path_nvcc + " -> " + owner(*f, f->path_nvcc_real));
-  sel.emplace_back("CUDA_HOME", f->cuda_home ? *f->cuda_home + (owner(*f, sys->canonical(*f->cuda_home).value_or("")).empty()
-                                                                    ? " (no toolkit there)"
-                                                                    : " -> " + owner(*f, sys->canonical(*f->cuda_home).value_or("")))
-                                             : "not set");
-  sel.emplace_back("/usr/local/cuda", f->cuda_link_target.empty() ? "no link"
+  sel.emplace_back("CUDA_HOME",
+                   f->cuda_home ? *f->cuda_home + (owner(*f, sys->canonical(*f->cuda_home).value_or("")).empty()
+                                                       ? " (no toolkit there)"
+                                                       : " -> " + owner(*f, sys->canonical(*f->cuda_home).value_or("")))
+                                : "not set");
+  sel.emplace_back("/usr/local/cuda", f->cuda_link_target.empty()     ? "no link"
                                       : f->cuda_link_resolved.empty() ? f->cuda_link_target + " (dangling)"
                                                                       : f->cuda_link_resolved);
   std::string llp = "no toolkit directory";
@@ -56,14 +57,16 @@ int run_toolkits(const CommonOptions& o) {
     }
   sel.emplace_back("LD_LIBRARY_PATH", llp);
   for (const auto& p : f->cudart_picks)
-    sel.emplace_back("loader", fmt::format("{} -> {}", p.soname, p.path.empty() ? "not found" : p.path + " (" + p.rule + ")"));
+    sel.emplace_back("loader",
+                     fmt::format("{} -> {}", p.soname, p.path.empty() ? "not found" : p.path + " (" + p.rule + ")"));
   return emit(redacted(o, *sys, render::toolkits_text(*f, sel)), 0);
 }
 
 int run_env(const CommonOptions& o, const EnvOptions& e) {
   if (o.redact) {
-    fmt::print(stderr, "cudoctor env: --redact does not apply: env prints shell code to run, and redacted paths are not "
-                       "the real ones\n");
+    fmt::print(stderr,
+               "cudoctor env: --redact does not apply: env prints shell code to run, and redacted paths are not "
+               "the real ones\n");
     return 2;
   }
   const auto sys = sys::make_root_sys(o.root);
@@ -80,7 +83,8 @@ int run_env(const CommonOptions& o, const EnvOptions& e) {
     if (!target) {
       std::string have;
       for (const auto& t : f->toolkits) have += fmt::format("\n  {} {}", visible(t.version), visible(t.root));
-      fmt::print(stderr, "cudoctor env: no toolkit matches '{}'; found:{}\n", visible(e.toolkit), have.empty() ? " none" : have);
+      fmt::print(stderr, "cudoctor env: no toolkit matches '{}'; found:{}\n", visible(e.toolkit),
+                 have.empty() ? " none" : have);
       return 2;
     }
     // Quoting would keep such a path inert, but no shell profile or .envrc should carry it.
@@ -92,8 +96,9 @@ int run_env(const CommonOptions& o, const EnvOptions& e) {
       }
   }
   const auto env = plan::shell_env(*f, target, [&](const std::string& p) { return sys->host_path(p); });
-  const auto comment = target ? fmt::format("cudoctor env: CUDA {} at {}", target->version, sys->host_path(target->root))
-                              : std::string("cudoctor env --unset: no CUDA toolkit on the paths");
+  const auto comment = target
+                           ? fmt::format("cudoctor env: CUDA {} at {}", target->version, sys->host_path(target->root))
+                           : std::string("cudoctor env --unset: no CUDA toolkit on the paths");
   if (!e.write.empty()) {
     if (const auto why = write_file(e.write, render::env_file(env, comment)); !why.empty()) {
       fmt::print(stderr, "cudoctor env: cannot write {}: {}\n", visible(e.write), why);

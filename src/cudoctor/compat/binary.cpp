@@ -9,7 +9,9 @@ std::string Target::name() const {
                      variant ? std::string(1, variant) : std::string());
 }
 
-util::Version Target::cc() const { return util::Version{{major, minor}, ""}; }
+util::Version Target::cc() const {
+  return util::Version{{major, minor}, ""};
+}
 
 std::optional<Target> parse_target(std::string_view text) {
   Target t;
@@ -38,8 +40,12 @@ std::optional<Target> parse_target(std::string_view text) {
   return t;
 }
 
-Target cubin_for(const util::Version& cc) { return {Target::Kind::cubin, cc.major(), cc.minor(), 0}; }
-Target ptx_for(const util::Version& cc) { return {Target::Kind::ptx, cc.major(), cc.minor(), 0}; }
+Target cubin_for(const util::Version& cc) {
+  return {Target::Kind::cubin, cc.major(), cc.minor(), 0};
+}
+Target ptx_for(const util::Version& cc) {
+  return {Target::Kind::ptx, cc.major(), cc.minor(), 0};
+}
 
 bool target_fits(const Target& t, const util::Version& cc) {
   const bool exact = t.major == cc.major() && t.minor == cc.minor();
@@ -72,7 +78,8 @@ Verdict runs_on(std::span<const Target> targets, const util::Version& cc, bool j
   }
   if (best_cubin) {
     v.via = *best_cubin;
-    v.how = best_cubin->major == cc.major() && best_cubin->minor == cc.minor() ? How::exact_cubin : How::compatible_cubin;
+    v.how =
+        best_cubin->major == cc.major() && best_cubin->minor == cc.minor() ? How::exact_cubin : How::compatible_cubin;
   } else if (best_ptx && jit_possible) {
     v.via = *best_ptx;
     v.how = How::ptx_jit;

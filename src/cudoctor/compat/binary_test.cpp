@@ -5,7 +5,9 @@
 namespace cudoctor::compat {
 namespace {
 
-util::Version v(const char* s) { return *util::Version::parse(s); }
+util::Version v(const char* s) {
+  return *util::Version::parse(s);
+}
 
 std::vector<Target> targets(std::initializer_list<const char*> names) {
   std::vector<Target> out;

@@ -11,9 +11,10 @@
 namespace cudoctor::elf {
 
 class Bytes {
-public:
+ public:
   Bytes() = default;
-  Bytes(const unsigned char* data, std::size_t size, bool big_endian = false) : m_d(data), m_n(size), m_be(big_endian) {}
+  Bytes(const unsigned char* data, std::size_t size, bool big_endian = false)
+      : m_d(data), m_n(size), m_be(big_endian) {}
 
   std::size_t size() const { return m_n; }
   const unsigned char* data() const { return m_d; }
@@ -21,9 +22,7 @@ public:
   void set_big_endian(bool be) { m_be = be; }
 
   // [offset, offset + length) lies inside, with no overflow.
-  bool contains(std::uint64_t offset, std::uint64_t length) const {
-    return offset <= m_n && length <= m_n - offset;
-  }
+  bool contains(std::uint64_t offset, std::uint64_t length) const { return offset <= m_n && length <= m_n - offset; }
   std::optional<std::uint8_t> u8(std::uint64_t off) const { return read<std::uint8_t>(off); }
   std::optional<std::uint16_t> u16(std::uint64_t off) const { return read<std::uint16_t>(off); }
   std::optional<std::uint32_t> u32(std::uint64_t off) const { return read<std::uint32_t>(off); }
@@ -42,7 +41,7 @@ public:
     return Bytes(m_d + off, static_cast<std::size_t>(len), m_be);
   }
 
-private:
+ private:
   template <typename T>
   std::optional<T> read(std::uint64_t off) const {
     if (!contains(off, sizeof(T))) return std::nullopt;

@@ -30,7 +30,9 @@ std::optional<std::uint64_t> vaddr_to_offset(const ElfFile& f, std::uint64_t vad
   return std::nullopt;
 }
 
-util::Error fail(const std::string& what) { return util::error(what); }
+util::Error fail(const std::string& what) {
+  return util::error(what);
+}
 
 }  // namespace
 
@@ -42,13 +44,20 @@ const Section* ElfFile::section(std::string_view name) const {
 
 std::string machine_name(std::uint16_t machine) {
   switch (machine) {
-    case 3: return "i386";
-    case 62: return "x86-64";
-    case 183: return "aarch64";
-    case 21: return "ppc64";
-    case 40: return "arm";
-    case 190: return "cuda";
-    default: return fmt::format("machine {}", machine);
+    case 3:
+      return "i386";
+    case 62:
+      return "x86-64";
+    case 183:
+      return "aarch64";
+    case 21:
+      return "ppc64";
+    case 40:
+      return "arm";
+    case 190:
+      return "cuda";
+    default:
+      return fmt::format("machine {}", machine);
   }
 }
 
@@ -79,7 +88,8 @@ util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size) {
   // Program headers.
   if (phnum > 0) {
     if (phentsize < (f.is_64 ? 56u : 32u)) return fail(fmt::format("program header entries of {} bytes", phentsize));
-    if (!b.contains(phoff, static_cast<std::uint64_t>(phnum) * phentsize)) return fail("truncated program header table");
+    if (!b.contains(phoff, static_cast<std::uint64_t>(phnum) * phentsize))
+      return fail("truncated program header table");
     for (std::uint32_t i = 0; i < phnum; ++i) {
       const auto o = phoff + static_cast<std::uint64_t>(i) * phentsize;
       Segment s;
@@ -106,7 +116,8 @@ util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size) {
   // Section headers (optional: stripped or hostile files may lack them; ld.so does not use them).
   if (shnum > 0 && shoff != 0) {
     if (shentsize < (f.is_64 ? 64u : 40u)) return fail(fmt::format("section header entries of {} bytes", shentsize));
-    if (!b.contains(shoff, static_cast<std::uint64_t>(shnum) * shentsize)) return fail("truncated section header table");
+    if (!b.contains(shoff, static_cast<std::uint64_t>(shnum) * shentsize))
+      return fail("truncated section header table");
     std::vector<std::uint32_t> name_offsets;
     for (std::uint32_t i = 0; i < shnum; ++i) {
       const auto o = shoff + static_cast<std::uint64_t>(i) * shentsize;
@@ -135,7 +146,8 @@ util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size) {
   const std::size_t entsize = f.is_64 ? 16 : 8;
   if (!b.contains(dyn->offset, dyn->filesz)) return fail("truncated dynamic section");
   std::vector<std::pair<std::int64_t, std::uint64_t>> entries;
-  for (std::uint64_t o = dyn->offset; o + entsize <= dyn->offset + dyn->filesz && entries.size() < k_max_entries; o += entsize) {
+  for (std::uint64_t o = dyn->offset; o + entsize <= dyn->offset + dyn->filesz && entries.size() < k_max_entries;
+       o += entsize) {
     const auto tag = static_cast<std::int64_t>(f.is_64 ? *b.u64(o) : static_cast<std::int32_t>(*b.u32(o)));
     const auto val = *r.addr(o + (f.is_64 ? 8 : 4));
     if (tag == k_dt_null) break;

@@ -24,7 +24,7 @@ struct Section {
 
 // What one needed file's versions must be (.gnu.version_r).
 struct VersionNeed {
-  std::string file;  // "libstdc++.so.6"
+  std::string file;                   // "libstdc++.so.6"
   std::vector<std::string> versions;  // "GLIBCXX_3.4.32"
 };
 
@@ -38,7 +38,7 @@ struct ElfFile {
   std::string interpreter;        // PT_INTERP
   bool has_dynamic = false;
   std::string soname;
-  std::vector<std::string> needed;  // DT_NEEDED in order
+  std::vector<std::string> needed;     // DT_NEEDED in order
   std::optional<std::string> rpath;    // DT_RPATH
   std::optional<std::string> runpath;  // DT_RUNPATH
   std::uint64_t flags_1 = 0;           // DT_FLAGS_1 (DF_1_NODEFLIB 0x800)

@@ -31,7 +31,8 @@ std::vector<std::string> names(const Fatbin& f, FatbinEntry::Kind kind) {
   std::vector<const FatbinEntry*> es;
   for (const auto& e : f.entries)
     if (e.kind == kind) es.push_back(&e);
-  std::sort(es.begin(), es.end(), [](auto* a, auto* b) { return std::tie(a->arch, a->suffix) < std::tie(b->arch, b->suffix); });
+  std::sort(es.begin(), es.end(),
+            [](auto* a, auto* b) { return std::tie(a->arch, a->suffix) < std::tie(b->arch, b->suffix); });
   std::vector<std::string> out;
   for (const auto* e : es)
     if (out.empty() || out.back() != e->name()) out.push_back(e->name());
@@ -39,8 +40,12 @@ std::vector<std::string> names(const Fatbin& f, FatbinEntry::Kind kind) {
 }
 }  // namespace
 
-std::vector<std::string> Fatbin::sm_archs() const { return names(*this, FatbinEntry::Kind::cubin); }
-std::vector<std::string> Fatbin::ptx_archs() const { return names(*this, FatbinEntry::Kind::ptx); }
+std::vector<std::string> Fatbin::sm_archs() const {
+  return names(*this, FatbinEntry::Kind::cubin);
+}
+std::vector<std::string> Fatbin::ptx_archs() const {
+  return names(*this, FatbinEntry::Kind::ptx);
+}
 
 util::Result<Fatbin> parse_fatbin(const unsigned char* data, std::size_t size) {
   const Bytes b(data, size);
@@ -58,7 +63,8 @@ util::Result<Fatbin> parse_fatbin(const unsigned char* data, std::size_t size) {
     }
     const auto header_size = *b.u16(o + 6);
     const auto payload = *b.u64(o + 8);
-    if (header_size < 16) return util::error(fmt::format("fatbin container at 0x{:x} has a {}-byte header", o, header_size));
+    if (header_size < 16)
+      return util::error(fmt::format("fatbin container at 0x{:x} has a {}-byte header", o, header_size));
     if (!b.contains(o + header_size, payload))
       return util::error(fmt::format("fatbin container at 0x{:x} runs past the end ({} bytes)", o, payload));
     ++fb.containers;
@@ -68,7 +74,7 @@ util::Result<Fatbin> parse_fatbin(const unsigned char* data, std::size_t size) {
       if (!b.contains(e, 64) || e + 64 > end) return util::error(fmt::format("truncated fatbin entry at 0x{:x}", e));
       FatbinEntry entry;
       entry.raw_kind = *b.u16(e);
-      entry.kind = entry.raw_kind == 2 ? FatbinEntry::Kind::cubin
+      entry.kind = entry.raw_kind == 2   ? FatbinEntry::Kind::cubin
                    : entry.raw_kind == 1 ? FatbinEntry::Kind::ptx
                                          : FatbinEntry::Kind::other;
       const auto ehs = *b.u32(e + 4);
@@ -102,7 +108,10 @@ std::vector<compat::Target> targets(const Fatbin& fb) {
   for (const auto& e : fb.entries) {
     if (e.kind == FatbinEntry::Kind::other || e.arch <= 0) continue;
     compat::Target t{e.kind == FatbinEntry::Kind::cubin ? compat::Target::Kind::cubin : compat::Target::Kind::ptx,
-                     e.arch / 10, e.arch % 10, e.suffix == "a" ? 'a' : e.suffix == "f" ? 'f' : '\0'};
+                     e.arch / 10, e.arch % 10,
+                     e.suffix == "a"   ? 'a'
+                     : e.suffix == "f" ? 'f'
+                                       : '\0'};
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
   }
   return out;

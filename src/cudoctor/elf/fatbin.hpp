@@ -16,10 +16,10 @@ namespace cudoctor::elf {
 struct FatbinEntry {
   enum class Kind { cubin, ptx, other };
   Kind kind = Kind::other;
-  int arch = 0;             // 90 for sm_90 / compute_90
-  std::string suffix;       // "a" arch-specific, "f" family-specific, "" portable
+  int arch = 0;        // 90 for sm_90 / compute_90
+  std::string suffix;  // "a" arch-specific, "f" family-specific, "" portable
   bool compressed = false;
-  std::uint64_t size = 0;   // payload bytes in the file
+  std::uint64_t size = 0;  // payload bytes in the file
   std::uint16_t raw_kind = 0;
 
   std::string name() const;  // "sm_90a", "compute_80"

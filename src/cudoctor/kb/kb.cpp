@@ -13,8 +13,9 @@ using nlohmann::json;
 
 // Reading one record: every error names the file, the record and the field.
 class Reader {
-public:
-  Reader(std::string file, std::size_t index, const json& j) : m_where(file + " record " + std::to_string(index)), m_j(j) {
+ public:
+  Reader(std::string file, std::size_t index, const json& j)
+      : m_where(file + " record " + std::to_string(index)), m_j(j) {
     if (!j.is_object()) fail("not an object");
   }
   [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error(m_where + ": " + what); }
@@ -23,7 +24,9 @@ public:
     if (!has(key) || !m_j[key].is_string()) fail(std::string("needs a string \"") + key + "\"");
     return m_j[key].get<std::string>();
   }
-  std::string opt_str(const char* key) const { return has(key) && m_j[key].is_string() ? m_j[key].get<std::string>() : ""; }
+  std::string opt_str(const char* key) const {
+    return has(key) && m_j[key].is_string() ? m_j[key].get<std::string>() : "";
+  }
   int integer(const char* key) const {
     if (!has(key) || !m_j[key].is_number_integer()) fail(std::string("needs an integer \"") + key + "\"");
     return m_j[key].get<int>();
@@ -48,7 +51,7 @@ public:
   }
   const json& operator[](const char* key) const { return m_j[key]; }
 
-private:
+ private:
   std::string m_where;
   const json& m_j;
 };
@@ -84,8 +87,8 @@ void parse_toolkits(const std::string& file, const json& doc, KnowledgeBase& kb,
   std::size_t i = 0;
   for (const auto& j : records(file, doc, "releases")) {
     const Reader r(file, i++, j);
-    releases.push_back({r.version("cuda"), r.str("release"), r.version("min_driver_linux"), r.opt_str("min_driver_windows"),
-                        r.sources().front()});
+    releases.push_back({r.version("cuda"), r.str("release"), r.version("min_driver_linux"),
+                        r.opt_str("min_driver_windows"), r.sources().front()});
   }
   i = 0;
   for (const auto& j : records(file, doc, "majors")) {
@@ -119,8 +122,8 @@ std::vector<GpuModel> parse_gpus(const std::string& file, const json& doc) {
       r.fail("pci_id is not hex: '" + id + "'");
     }
     if (used != id.size() || v > 0xffff) r.fail("pci_id is not a 16-bit hex number: '" + id + "'");
-    out.push_back({static_cast<std::uint16_t>(v), r.str("name"), r.str("architecture"), r.version("cc"), r.opt_str("status"),
-                   r.sources().front()});
+    out.push_back({static_cast<std::uint16_t>(v), r.str("name"), r.str("architecture"), r.version("cc"),
+                   r.opt_str("status"), r.sources().front()});
   }
   return out;
 }
@@ -220,9 +223,9 @@ std::vector<Framework> parse_frameworks(const std::string& file, const json& doc
   return out;
 }
 
-constexpr const char* k_files[] = {"nvml_return_codes.json", "cuda_error_codes.json", "cuda_toolkits.json",
-                                   "driver_branches.json",   "gpus.json",             "architectures.json",
-                                   "frameworks.json"};
+constexpr const char* k_files[] = {
+    "nvml_return_codes.json", "cuda_error_codes.json", "cuda_toolkits.json", "driver_branches.json", "gpus.json",
+    "architectures.json",     "frameworks.json"};
 
 }  // namespace
 
@@ -300,6 +303,8 @@ const KnowledgeBase& builtin() {
   return kb;
 }
 
-void set_builtin(KnowledgeBase kb) { override_slot() = std::move(kb); }
+void set_builtin(KnowledgeBase kb) {
+  override_slot() = std::move(kb);
+}
 
 }  // namespace cudoctor::kb

@@ -3,9 +3,9 @@
 // source URL, kept as data (data/*.json, compiled in; --kb DIR overrides) and queried by the
 // rules and by `cudoctor plan`.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,8 +26,8 @@ struct ReturnCode {
 };
 
 struct ToolkitRelease {
-  util::Version cuda;       // 12.2
-  std::string release;      // "CUDA 12.2 Update 2"
+  util::Version cuda;   // 12.2
+  std::string release;  // "CUDA 12.2 Update 2"
   util::Version min_driver_linux;
   std::string min_driver_windows;  // "" when NVIDIA lists none
   std::string source;
@@ -72,8 +72,8 @@ struct Architecture {
 struct FrameworkVariant {
   util::Version cuda;
   std::optional<std::vector<util::Version>> archs;  // cubins; nullopt: not published
-  std::optional<util::Version> ptx;                  // PTX target, if the build carries one
-  std::optional<util::Version> min_cc;               // a published minimum instead of a list
+  std::optional<util::Version> ptx;                 // PTX target, if the build carries one
+  std::optional<util::Version> min_cc;              // a published minimum instead of a list
   std::string install;
   std::string arch_status;  // "unverified" when the arch list is not from the release itself
 };
@@ -93,8 +93,8 @@ struct FrameworkRelease {
 std::optional<bool> supports_python(const FrameworkRelease& release, const util::Version& python);
 
 struct Framework {
-  std::string name;     // "torch"
-  std::string display;  // "PyTorch"
+  std::string name;                        // "torch"
+  std::string display;                     // "PyTorch"
   std::vector<FrameworkRelease> releases;  // newest first
 };
 
@@ -102,7 +102,7 @@ struct Framework {
 enum class DriverFit { native, minor_compat, too_old };
 
 class KnowledgeBase {
-public:
+ public:
   // Loads the files compiled into the binary; an error names the file and the record.
   static util::Result<KnowledgeBase> load_embedded();
   // Loads (file name, JSON text) pairs: every known file must be present.
@@ -162,7 +162,7 @@ public:
   std::vector<compat::Target> toolkit_targets(const util::Version& toolkit) const;
   // Why a driver cannot run a GPU of compute capability cc at all, nullopt when it can.
   struct DriverVsGpu {
-    bool too_old = false;          // older than the first driver for cc (need holds it)
+    bool too_old = false;  // older than the first driver for cc (need holds it)
     std::optional<util::Version> need;
     std::optional<int> last_branch;  // too new: the legacy branch that is the last for cc
   };
@@ -170,7 +170,7 @@ public:
   // Distinct CUDA versions (major.minor) of the toolkit table, newest first.
   std::vector<util::Version> cuda_versions() const;
 
-private:
+ private:
   std::map<int, ReturnCode> m_nvml;
   std::vector<ReturnCode> m_cuda_errors;
   std::vector<ToolkitRelease> m_toolkits;

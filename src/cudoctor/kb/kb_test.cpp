@@ -10,12 +10,15 @@
 namespace cudoctor::kb {
 namespace {
 
-util::Version v(const char* s) { return *util::Version::parse(s); }
+util::Version v(const char* s) {
+  return *util::Version::parse(s);
+}
 
 // The embedded files with one replaced.
 std::vector<std::pair<std::string, std::string>> files_with(const std::string& name, const std::string& text) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& f : embedded_files()) out.emplace_back(std::string(f.name), f.name == name ? text : std::string(f.text));
+  for (const auto& f : embedded_files())
+    out.emplace_back(std::string(f.name), f.name == name ? text : std::string(f.text));
   return out;
 }
 
@@ -38,12 +41,14 @@ TEST(Kb, EveryRecordHasASourceAndWellFormedValues) {
       "gpus.json", R"({"records": [{"pci_id": "0x2330", "name": "GH100", "architecture": "Hopper", "cc": "9.0"}]})"));
   ASSERT_FALSE(no_source);
   EXPECT_EQ(no_source.error(), "gpus.json record 0: no \"source\"");
-  const auto bad_version = KnowledgeBase::load(files_with(
-      "driver_branches.json", R"({"records": [{"branch": 535, "max_cuda": "12.x", "source": "https://example.org/"}]})"));
+  const auto bad_version = KnowledgeBase::load(
+      files_with("driver_branches.json",
+                 R"({"records": [{"branch": 535, "max_cuda": "12.x", "source": "https://example.org/"}]})"));
   ASSERT_FALSE(bad_version);
   EXPECT_EQ(bad_version.error(), "driver_branches.json record 0: \"max_cuda\" is not a version: '12.x'");
   const auto bad_id = KnowledgeBase::load(files_with(
-      "gpus.json", R"({"records": [{"pci_id": "0xZZ", "name": "x", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"}]})"));
+      "gpus.json",
+      R"({"records": [{"pci_id": "0xZZ", "name": "x", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"}]})"));
   ASSERT_FALSE(bad_id);
   EXPECT_NE(bad_id.error().find("pci_id"), std::string::npos);
   EXPECT_FALSE(KnowledgeBase::load(files_with("frameworks.json", "{")));
@@ -54,7 +59,8 @@ TEST(Kb, EveryRecordHasASourceAndWellFormedValues) {
 
 TEST(Kb, ConsistencyProblemsAreNamed) {
   auto kb = KnowledgeBase::load(files_with(
-      "gpus.json", R"({"records": [{"pci_id": "0x2330", "name": "a", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"},
+      "gpus.json",
+      R"({"records": [{"pci_id": "0x2330", "name": "a", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"},
                                    {"pci_id": "0x2330", "name": "b", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"}]})"));
   ASSERT_TRUE(kb) << kb.error();
   const auto p = kb->problems();
@@ -165,8 +171,9 @@ TEST(KbQueries, FindGpusByNameOrId) {
 }
 
 TEST(KbQueries, KernelsOfAPublishedArchList) {
-  FrameworkVariant cu124{v("12.4"), std::vector<util::Version>{v("5.0"), v("8.0"), v("8.6"), v("9.0")}, std::nullopt,
-                         std::nullopt, "pip", ""};
+  FrameworkVariant cu124{v("12.4"),    std::vector<util::Version>{v("5.0"), v("8.0"), v("8.6"), v("9.0")},
+                         std::nullopt, std::nullopt,
+                         "pip",        ""};
   const auto k = kernels(cu124);
   ASSERT_TRUE(k);
   EXPECT_EQ(runs_on(*k, v("8.9"), true).describe(), "sm_86 cubin") << "an sm_86 cubin runs on 8.9";

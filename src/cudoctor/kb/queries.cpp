@@ -8,9 +8,13 @@
 namespace cudoctor::kb {
 namespace {
 
-util::Version major_minor(const util::Version& v) { return util::Version{{v.major(), v.minor()}, ""}; }
+util::Version major_minor(const util::Version& v) {
+  return util::Version{{v.major(), v.minor()}, ""};
+}
 
-std::string str(const util::Version& v) { return v.str(); }
+std::string str(const util::Version& v) {
+  return v.str();
+}
 
 // Words of a GPU name for matching: lower case, NVIDIA's brand words dropped, "laptop" and
 // "mobile" taken as one (pci.ids says "Mobile", NVIDIA's marketing says "Laptop GPU").
@@ -42,7 +46,8 @@ std::vector<std::string> KnowledgeBase::problems() const {
   // present, except those NVIDIA never shipped.
   for (std::size_t i = 1; i < m_toolkits.size(); ++i)
     if (m_toolkits[i].cuda > m_toolkits[i - 1].cuda ||
-        (m_toolkits[i].cuda == m_toolkits[i - 1].cuda && m_toolkits[i].min_driver_linux > m_toolkits[i - 1].min_driver_linux))
+        (m_toolkits[i].cuda == m_toolkits[i - 1].cuda &&
+         m_toolkits[i].min_driver_linux > m_toolkits[i - 1].min_driver_linux))
       p.push_back("cuda_toolkits.json: '" + m_toolkits[i].release + "' is out of order (newest first)");
   const std::set<std::string> never_shipped = {"12.7"};  // release notes Table 3 goes 12.6 -> 12.8
   std::set<std::pair<int, int>> have;
@@ -60,11 +65,13 @@ std::vector<std::string> KnowledgeBase::problems() const {
       p.push_back("cuda_toolkits.json: no minor-version-compatibility floor for CUDA " + std::to_string(major));
   for (std::size_t i = 1; i < m_branches.size(); ++i)
     if (m_branches[i].branch <= m_branches[i - 1].branch || m_branches[i].max_cuda < m_branches[i - 1].max_cuda)
-      p.push_back("driver_branches.json: branch " + std::to_string(m_branches[i].branch) + " is out of order (oldest first)");
+      p.push_back("driver_branches.json: branch " + std::to_string(m_branches[i].branch) +
+                  " is out of order (oldest first)");
   std::set<std::uint16_t> ids;
   for (const auto& g : m_gpus) {
     if (!ids.insert(g.pci_id).second) p.push_back("gpus.json: device id " + std::to_string(g.pci_id) + " listed twice");
-    if (!architecture_of(g.cc)) p.push_back("gpus.json: " + g.name + " has compute capability " + str(g.cc) + " of no known architecture");
+    if (!architecture_of(g.cc))
+      p.push_back("gpus.json: " + g.name + " has compute capability " + str(g.cc) + " of no known architecture");
   }
   std::set<std::string> ccs;
   for (const auto& a : m_archs)
@@ -78,7 +85,8 @@ std::vector<std::string> KnowledgeBase::problems() const {
     for (const auto& r : f.releases)
       for (const auto& v : r.variants) {
         if (!min_driver_for_cuda(v.cuda))
-          p.push_back("frameworks.json: " + f.name + " " + r.version + " uses CUDA " + str(v.cuda) + ", not in the toolkit table");
+          p.push_back("frameworks.json: " + f.name + " " + r.version + " uses CUDA " + str(v.cuda) +
+                      ", not in the toolkit table");
         if (v.install.empty()) p.push_back("frameworks.json: " + f.name + " " + r.version + " has no install command");
       }
   return p;
@@ -171,8 +179,9 @@ std::vector<const GpuModel*> KnowledgeBase::find_gpus(const std::string& query) 
   for (const auto& g : m_gpus) {
     const auto bracket = g.name.find('[');
     const auto have = name_words(bracket == std::string::npos ? g.name : g.name.substr(bracket));
-    const bool all = std::all_of(want.begin(), want.end(),
-                                 [&](const std::string& w) { return std::find(have.begin(), have.end(), w) != have.end(); });
+    const bool all = std::all_of(want.begin(), want.end(), [&](const std::string& w) {
+      return std::find(have.begin(), have.end(), w) != have.end();
+    });
     if (all) hits.emplace_back(have.size() - want.size(), &g);
   }
   std::stable_sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -206,7 +215,8 @@ std::vector<util::Version> KnowledgeBase::ccs_not_run_by(const util::Version& dr
   for (const auto& a : m_archs)
     for (const auto& c : a.ccs) {
       const auto need = min_driver_for_cuda(c.first_cuda);
-      if ((need && driver < *need) || (a.last_driver_branch && driver.major() > *a.last_driver_branch)) out.push_back(c.cc);
+      if ((need && driver < *need) || (a.last_driver_branch && driver.major() > *a.last_driver_branch))
+        out.push_back(c.cc);
     }
   return out;
 }
@@ -240,7 +250,7 @@ std::vector<compat::Target> KnowledgeBase::toolkit_targets(const util::Version& 
 }
 
 std::optional<KnowledgeBase::DriverVsGpu> KnowledgeBase::driver_vs_cc(const util::Version& driver,
-                                                                    const util::Version& cc) const {
+                                                                      const util::Version& cc) const {
   if (const auto need = min_driver_for_cc(cc); need && driver < *need) return DriverVsGpu{true, need, std::nullopt};
   if (const auto* a = architecture_of(cc); a && a->last_driver_branch && driver.major() > *a->last_driver_branch)
     return DriverVsGpu{false, std::nullopt, a->last_driver_branch};

@@ -9,7 +9,7 @@
 namespace cudoctor::ld {
 namespace {
 
-constexpr char k_old_magic[] = "ld.so-1.7.0";          // 11 bytes, no NUL in the file
+constexpr char k_old_magic[] = "ld.so-1.7.0";           // 11 bytes, no NUL in the file
 constexpr char k_new_magic[] = "glibc-ld.so.cache1.1";  // magic "glibc-ld.so.cache" + version "1.1"
 constexpr std::uint32_t k_extension_magic = 0xeaa42174;
 constexpr std::uint32_t k_tag_glibc_hwcaps = 1;
@@ -27,7 +27,8 @@ util::Result<LdSoCache> parse_new(const elf::Bytes& all, std::size_t start, cons
   if (endian == 3) bytes.set_big_endian(true);
   if (endian == 1) return util::error("ld.so.cache header says its byte order is invalid");
   const auto nlibs = *bytes.u32(20);
-  if (!bytes.contains(48, static_cast<std::uint64_t>(nlibs) * 24)) return util::error(fmt::format("ld.so.cache claims {} entries, more than the file holds", nlibs));
+  if (!bytes.contains(48, static_cast<std::uint64_t>(nlibs) * 24))
+    return util::error(fmt::format("ld.so.cache claims {} entries, more than the file holds", nlibs));
   LdSoCache cache;
   cache.format = format;
   std::vector<std::string> hwcaps;
@@ -60,7 +61,9 @@ util::Result<LdSoCache> parse_new(const elf::Bytes& all, std::size_t start, cons
     entry.hwcap = *bytes.u64(e + 16);
     if (entry.hwcap & k_hwcap_extension) {
       const auto index = entry.hwcap & 0xffffffffu;
-      if (index >= hwcaps.size()) return util::error(fmt::format("ld.so.cache entry {} names glibc-hwcaps index {} of {}", i, index, hwcaps.size()));
+      if (index >= hwcaps.size())
+        return util::error(
+            fmt::format("ld.so.cache entry {} names glibc-hwcaps index {} of {}", i, index, hwcaps.size()));
       entry.hwcaps_subdir = hwcaps[index];
     }
     cache.entries.push_back(std::move(entry));
@@ -78,7 +81,8 @@ util::Result<LdSoCache> parse_ld_so_cache(const unsigned char* data, std::size_t
     // format follows, 8-byte aligned (glibc: ALIGN_CACHE).
     const auto nlibs = *b.u32(12);  // the 11-byte magic is padded to 12
     const std::uint64_t after = 16 + static_cast<std::uint64_t>(nlibs) * 12;
-    if (!b.contains(0, after)) return util::error(fmt::format("old-format ld.so.cache claims {} entries, more than the file holds", nlibs));
+    if (!b.contains(0, after))
+      return util::error(fmt::format("old-format ld.so.cache claims {} entries, more than the file holds", nlibs));
     const auto aligned = (after + 7) & ~std::uint64_t{7};
     if (aligned + 20 <= size && std::memcmp(data + aligned, k_new_magic, 20) == 0)
       return parse_new(b, static_cast<std::size_t>(aligned), "old+new");

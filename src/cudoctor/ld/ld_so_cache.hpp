@@ -11,15 +11,15 @@
 namespace cudoctor::ld {
 
 struct CacheEntry {
-  std::string name;   // the key: "libc.so.6"
-  std::string path;   // "/lib/x86_64-linux-gnu/libc.so.6"
+  std::string name;        // the key: "libc.so.6"
+  std::string path;        // "/lib/x86_64-linux-gnu/libc.so.6"
   std::int32_t flags = 0;  // FLAG_ELF_LIBC6 | FLAG_X8664_LIB64 = 0x0303, …
   std::uint64_t hwcap = 0;
   std::string hwcaps_subdir;  // "x86-64-v3" for a glibc-hwcaps entry, else ""
 };
 
 struct LdSoCache {
-  std::string format;  // "new", "old", "old+new"
+  std::string format;               // "new", "old", "old+new"
   std::vector<CacheEntry> entries;  // in file order (sorted by glibc)
 };
 

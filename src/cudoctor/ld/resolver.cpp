@@ -12,7 +12,9 @@
 namespace cudoctor::ld {
 namespace {
 
-std::string class_name(bool is64) { return is64 ? "ELFCLASS64" : "ELFCLASS32"; }
+std::string class_name(bool is64) {
+  return is64 ? "ELFCLASS64" : "ELFCLASS32";
+}
 
 // Replaces $ORIGIN, $LIB, $PLATFORM (and their ${…} forms) as glibc's
 // expand_dynamic_string_token does.
@@ -34,7 +36,8 @@ std::string substitute(std::string s, const std::string& origin, const Config& c
         i += braced.size();
         done = true;
       } else if (s.compare(i, plain.size(), plain) == 0 &&
-                 (i + plain.size() == s.size() || !(std::isalnum(static_cast<unsigned char>(s[i + plain.size()])) || s[i + plain.size()] == '_'))) {
+                 (i + plain.size() == s.size() ||
+                  !(std::isalnum(static_cast<unsigned char>(s[i + plain.size()])) || s[i + plain.size()] == '_'))) {
         out += *value;
         i += plain.size();
         done = true;
@@ -178,7 +181,8 @@ Lookup Resolver::search(const std::string& name, const Tree& tree, int requester
     l.rule = "path";
     if (m_sys.stat(path).type != sys::FileType::missing && verify(path, main, why)) {
       found = path;
-      l.detail = path == expanded ? "named by path" : "named by a relative path, from the current directory " + m_config.cwd;
+      l.detail =
+          path == expanded ? "named by path" : "named by a relative path, from the current directory " + m_config.cwd;
       return l;
     }
     if (path != expanded) l.detail = "a relative path, from the current directory " + m_config.cwd;
@@ -224,7 +228,8 @@ Lookup Resolver::search(const std::string& name, const Tree& tree, int requester
     return l;
   }
   const bool nodeflib = loader.elf->nodeflib();
-  if (nodeflib) l.detail = fmt::format("{} has DF_1_NODEFLIB: ld.so.cache and the default path are not searched", loader.path);
+  if (nodeflib)
+    l.detail = fmt::format("{} has DF_1_NODEFLIB: ld.so.cache and the default path are not searched", loader.path);
   // 4. /etc/ld.so.cache.
   if (!nodeflib) {
     if (const auto* c = cache()) {
@@ -233,7 +238,8 @@ Lookup Resolver::search(const std::string& name, const Tree& tree, int requester
       std::size_t best_priority = 0;  // 0: no glibc-hwcaps; higher is better
       for (const auto& e : c->entries) {
         if (e.name != name) continue;
-        if ((e.flags & k_flag_type_mask) != k_flag_elf_libc6 || (main.is_64 && (e.flags & k_flag_required_mask) != required))
+        if ((e.flags & k_flag_type_mask) != k_flag_elf_libc6 ||
+            (main.is_64 && (e.flags & k_flag_required_mask) != required))
           continue;
         std::size_t priority = 0;
         if (!e.hwcaps_subdir.empty()) {
@@ -382,7 +388,8 @@ util::Result<Tree> Resolver::load(const std::string& path) {
       const auto& defs = tree.objects[static_cast<std::size_t>(provider)].elf->version_defs;
       for (const auto& v : need.versions)
         if (std::find(defs.begin(), defs.end(), v) == defs.end())
-          o.missing_versions.push_back(fmt::format("{} (in {})", v, tree.objects[static_cast<std::size_t>(provider)].path));
+          o.missing_versions.push_back(
+              fmt::format("{} (in {})", v, tree.objects[static_cast<std::size_t>(provider)].path));
     }
   }
   return tree;

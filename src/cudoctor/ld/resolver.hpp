@@ -27,7 +27,7 @@ struct Config {
   std::string platform = "x86_64";           // $PLATFORM
   std::string cache_path = "/etc/ld.so.cache";
   std::string interpreter = "/lib64/ld-linux-x86-64.so.2";
-  std::string glibc_version;                 // "2.36", "" unknown
+  std::string glibc_version;  // "2.36", "" unknown
   // The current directory of the process being modelled: ld.so opens a relative path (a
   // DT_NEEDED name with a '/', a relative or empty search-path entry) from it. "/" under a
   // --root, where no process of the inspected tree has a current directory.
@@ -46,22 +46,22 @@ struct Rejected {
 
 // How a needed name was found.
 struct Lookup {
-  std::string rule;    // "already loaded", "path", "DT_RPATH", "LD_LIBRARY_PATH", "DT_RUNPATH",
-                       // "ld.so.cache", "default path", "interpreter", "not found"
-  std::string detail;  // "DT_RPATH of /opt/app/bin/app: $ORIGIN/../lib", "ld.so.cache entry"
+  std::string rule;                   // "already loaded", "path", "DT_RPATH", "LD_LIBRARY_PATH", "DT_RUNPATH",
+                                      // "ld.so.cache", "default path", "interpreter", "not found"
+  std::string detail;                 // "DT_RPATH of /opt/app/bin/app: $ORIGIN/../lib", "ld.so.cache entry"
   std::vector<std::string> searched;  // directories looked in, in order, when searching
   std::vector<Rejected> rejected;
 };
 
 struct Object {
-  std::string name;       // as first requested (the file given, for the root)
-  std::string path;       // as loaded: what ld.so prints after "=>"; "" when not found
+  std::string name;  // as first requested (the file given, for the root)
+  std::string path;  // as loaded: what ld.so prints after "=>"; "" when not found
   std::string soname;
-  int parent = -1;        // the object that caused it to be loaded
+  int parent = -1;  // the object that caused it to be loaded
   Lookup lookup;
   bool found = false;
-  std::shared_ptr<const elf::ElfFile> elf;  // null when not found or unreadable
-  std::string error;                        // why the found file could not be read
+  std::shared_ptr<const elf::ElfFile> elf;         // null when not found or unreadable
+  std::string error;                               // why the found file could not be read
   std::vector<std::pair<std::string, int>> needs;  // DT_NEEDED name -> object index
   std::vector<std::string> missing_versions;       // "GLIBCXX_3.4.32 (in libstdc++.so.6)"
 };
@@ -71,7 +71,7 @@ struct Tree {
 };
 
 class Resolver {
-public:
+ public:
   Resolver(const sys::Sys& sys, Config config);
   const Config& config() const { return m_config; }
 
@@ -87,7 +87,7 @@ public:
   const LdSoCache* cache() const;
   const std::string& cache_error() const { return m_cache_error; }
 
-private:
+ private:
   struct Loaded {
     std::shared_ptr<const elf::ElfFile> elf;
     std::string error;

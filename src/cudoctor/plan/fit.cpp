@@ -19,7 +19,9 @@ std::string list(const kb::Kernels& k) {
 
 }  // namespace
 
-std::string sm(const util::Version& cc) { return fmt::format("sm_{}{}", cc.major(), cc.minor()); }
+std::string sm(const util::Version& cc) {
+  return fmt::format("sm_{}{}", cc.major(), cc.minor());
+}
 
 std::string driver_vs_gpu_text(const kb::KnowledgeBase& kb, const util::Version& driver, const util::Version& cc) {
   const auto d = kb.driver_vs_cc(driver, cc);
@@ -104,13 +106,15 @@ BuildFit fit_build(const kb::KnowledgeBase& kb, const Machine& m, const util::Ve
       return b;
     }
   switch (kb.driver_fit(*m.driver, cuda)) {
-    case kb::DriverFit::native: break;
+    case kb::DriverFit::native:
+      break;
     case kb::DriverFit::minor_compat:
       if (ptx_only) {
         b.fit = Fit::no;
         b.stop = Stop::ptx_jit;
-        b.why = fmt::format("reaches {} only through PTX, which minor-version compatibility cannot JIT; needs driver ≥ {}",
-                            sm(*m.cc), native->str());
+        b.why =
+            fmt::format("reaches {} only through PTX, which minor-version compatibility cannot JIT; needs driver ≥ {}",
+                        sm(*m.cc), native->str());
         b.unlock_driver = *native;
       } else {
         b.fit = Fit::works_compat;

@@ -33,12 +33,12 @@ struct BuildFit {
   Stop stop = Stop::none;
   // How the GPU runs the build's kernels; nullopt when the GPU or the kernels are unknown.
   std::optional<compat::Verdict> kernels;
-  bool kernels_unknown = false;  // a GPU is known, the build's kernels are not
-  bool toolkit_bound = false;    // no kernel list: judged by what its CUDA can compile
-  util::Version need;            // the driver the build needs on this GPU
-  std::optional<util::Version> native;  // the driver that runs the build's CUDA natively
+  bool kernels_unknown = false;                // a GPU is known, the build's kernels are not
+  bool toolkit_bound = false;                  // no kernel list: judged by what its CUDA can compile
+  util::Version need;                          // the driver the build needs on this GPU
+  std::optional<util::Version> native;         // the driver that runs the build's CUDA natively
   std::optional<util::Version> unlock_driver;  // when only the driver stops it
-  std::string why;               // a phrase: "needs driver ≥ 580.65.06"; "" when it simply works
+  std::string why;                             // a phrase: "needs driver ≥ 580.65.06"; "" when it simply works
 };
 
 // kernels: the build's targets (its binaries' fatbins, or its published list); nullopt when

@@ -27,11 +27,13 @@ void plan_toolkits(Plan& p, const kb::KnowledgeBase& kb) {
       t.how = r.how;
       if (!r.runs() || (r.how == compat::How::ptx_jit && !jit)) {
         t.fit = Fit::no;
-        t.why = !r.runs() ? (cuda < acc->first_cuda
-                                 ? fmt::format("cannot compile for {} (first toolkit: {})", sm(*p.in.cc), acc->first_cuda.str())
-                                 : fmt::format("dropped {} (last toolkit: {})", sm(*p.in.cc), acc->last_cuda->str()))
-                          : fmt::format("reaches {} only through {} PTX, which this driver cannot JIT", sm(*p.in.cc),
-                                        r.via->name());
+        t.why =
+            !r.runs()
+                ? (cuda < acc->first_cuda
+                       ? fmt::format("cannot compile for {} (first toolkit: {})", sm(*p.in.cc), acc->first_cuda.str())
+                       : fmt::format("dropped {} (last toolkit: {})", sm(*p.in.cc), acc->last_cuda->str()))
+                : fmt::format("reaches {} only through {} PTX, which this driver cannot JIT", sm(*p.in.cc),
+                              r.via->name());
         p.toolkits.push_back(std::move(t));
         continue;
       }
@@ -40,23 +42,24 @@ void plan_toolkits(Plan& p, const kb::KnowledgeBase& kb) {
         for (const auto& x : kb.toolkit_targets(cuda))
           if (x.kind == compat::Target::Kind::cubin && x.variant == 0 && compat::target_fits(x, *p.in.cc))
             older += (older.empty() ? "" : "/") + x.name();
-        reach = fmt::format("builds {} cubins, which run on {} (native {} from CUDA {})", older, sm(*p.in.cc), sm(*p.in.cc),
-                            acc->first_cuda.str());
-      }
-      else if (r.how == compat::How::ptx_jit)
+        reach = fmt::format("builds {} cubins, which run on {} (native {} from CUDA {})", older, sm(*p.in.cc),
+                            sm(*p.in.cc), acc->first_cuda.str());
+      } else if (r.how == compat::How::ptx_jit)
         reach = fmt::format("reaches {} only through {} PTX, JIT-compiled when a program loads (native from CUDA {})",
                             sm(*p.in.cc), r.via->name(), acc->first_cuda.str());
     }
     if (const auto lowest = kb.minor_compat_floor(cuda.major());
         p.gpu_last_branch && (lowest ? *lowest : *kb.min_driver_for_cuda(cuda)).major() > *p.gpu_last_branch) {
       t.fit = Fit::no;
-      t.why = fmt::format("needs a driver newer than R{}, the last branch for {} GPUs", *p.gpu_last_branch, p.architecture);
+      t.why =
+          fmt::format("needs a driver newer than R{}, the last branch for {} GPUs", *p.gpu_last_branch, p.architecture);
     } else if (p.in.driver && !p.driver_runs_gpu) {
       t.fit = Fit::no;
       t.why = driver_vs_gpu(p, kb);
     } else if (p.in.driver) {
       switch (kb.driver_fit(*p.in.driver, cuda)) {
-        case kb::DriverFit::native: break;
+        case kb::DriverFit::native:
+          break;
         case kb::DriverFit::minor_compat:
           t.fit = Fit::works_compat;
           t.why = "through minor-version compatibility: cubins run, PTX cannot be JIT-compiled";
@@ -193,12 +196,14 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
     if (p.gpu_last_branch)
       for (const auto& b : kb.driver_branches())
         if (b.branch == *p.gpu_last_branch)
-          p.notes.push_back(fmt::format("{} GPUs run only on drivers up to the R{} branch, which supports CUDA ≤ {} natively{}.",
-                                        p.architecture, b.branch, b.max_cuda.str(),
-                                        kb.minor_compat_floor(b.max_cuda.major())
-                                            ? fmt::format(" and {}.x through minor-version compatibility", b.max_cuda.major())
-                                            : ""));
-    if (p.architecture.empty()) p.notes.push_back(fmt::format("compute capability {} is not in the knowledge base", in.cc->str()));
+          p.notes.push_back(
+              fmt::format("{} GPUs run only on drivers up to the R{} branch, which supports CUDA ≤ {} natively{}.",
+                          p.architecture, b.branch, b.max_cuda.str(),
+                          kb.minor_compat_floor(b.max_cuda.major())
+                              ? fmt::format(" and {}.x through minor-version compatibility", b.max_cuda.major())
+                              : ""));
+    if (p.architecture.empty())
+      p.notes.push_back(fmt::format("compute capability {} is not in the knowledge base", in.cc->str()));
   }
   if (in.driver) {
     p.driver_max_cuda = kb.max_cuda_for_driver(*in.driver);
@@ -222,16 +227,17 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
     const auto& b = p.builds[i];
     if (i > 0 && p.builds[i - 1].framework == b.framework && p.builds[i - 1].release == b.release) continue;
     ++releases;
-    for (std::size_t j = i; j < p.builds.size() && p.builds[j].framework == b.framework && p.builds[j].release == b.release; ++j)
+    for (std::size_t j = i;
+         j < p.builds.size() && p.builds[j].framework == b.framework && p.builds[j].release == b.release; ++j)
       if (p.builds[j].fit != Fit::no) {
         ++works;
         break;
       }
   }
   // "here" only for what the machine itself showed; a GPU or driver given by flags is hypothetical.
-  const bool from_machine = !in.gpu_source.starts_with("--") && in.driver_source != "--driver" && (in.cc || in.driver) &&
-                            (!in.cc || !in.gpu_source.empty());
-  const std::string where = from_machine ? "here"
+  const bool from_machine = !in.gpu_source.starts_with("--") && in.driver_source != "--driver" &&
+                            (in.cc || in.driver) && (!in.cc || !in.gpu_source.empty());
+  const std::string where = from_machine         ? "here"
                             : in.cc && in.driver ? "on this GPU and driver"
                             : in.cc              ? "on this GPU"
                                                  : "on this driver";
@@ -269,8 +275,7 @@ std::optional<BuildLine> recommended(const kb::KnowledgeBase& kb, const std::str
   const auto runs_everywhere = [&](const BuildLine& b) {
     for (std::size_t i = 1; i < plans.size(); ++i) {
       bool ok = false;
-      for (const auto& o : plans[i].builds)
-        ok = ok || (o.release == b.release && o.cuda == b.cuda && o.fit != Fit::no);
+      for (const auto& o : plans[i].builds) ok = ok || (o.release == b.release && o.cuda == b.cuda && o.fit != Fit::no);
       if (!ok) return false;
     }
     return true;

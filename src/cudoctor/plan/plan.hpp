@@ -12,13 +12,13 @@
 namespace cudoctor::plan {
 
 struct Inputs {
-  std::string gpu;                   // what the user or the machine calls it, "" unknown
-  std::optional<util::Version> cc;   // compute capability
+  std::string gpu;                  // what the user or the machine calls it, "" unknown
+  std::optional<util::Version> cc;  // compute capability
   std::optional<util::Version> driver;
-  std::string framework;             // "" all, else "torch", "tensorflow", "jax", "cupy", "onnxruntime"
-  std::string framework_version;     // "" all, else a release prefix ("2.5")
-  std::string gpu_source;            // where the GPU came from: "--gpu", "NVML", "pci.ids"
-  std::string driver_source;         // "--driver", "/proc/driver/nvidia/version", …
+  std::string framework;                // "" all, else "torch", "tensorflow", "jax", "cupy", "onnxruntime"
+  std::string framework_version;        // "" all, else a release prefix ("2.5")
+  std::string gpu_source;               // where the GPU came from: "--gpu", "NVML", "pci.ids"
+  std::string driver_source;            // "--driver", "/proc/driver/nvidia/version", …
   std::optional<util::Version> python;  // the Python the build is for (3.11); builds with no wheel for it do not fit
   bool toolkits = true;                 // false: judge the framework builds only
 };
@@ -26,7 +26,7 @@ struct Inputs {
 struct ToolkitLine {
   util::Version cuda;  // major.minor
   Fit fit = Fit::no;
-  std::string why;     // for works_compat and no, and how code built with it runs on the GPU
+  std::string why;                      // for works_compat and no, and how code built with it runs on the GPU
   compat::How how = compat::How::none;  // how its best target runs on the GPU, none when unknown
 };
 
@@ -38,14 +38,14 @@ struct BuildLine {
   std::string install;
   Fit fit = Fit::no;
   std::string why;
-  bool arch_unknown = false;     // the build's arch list is not published, nor inferable
-  std::string arch_inferred_from;  // the build whose published list stood in for this one's
-  bool why_no_toolkit = false;     // no list at all, but its CUDA cannot compile for the GPU
-  bool arch_unverified = false;  // the arch list is not from the release itself
-  bool no_wheel_for_python = false;  // the release publishes no wheel for Inputs::python
-  bool ptx_only = false;         // runs this GPU through PTX JIT only
-  std::string runs_via;          // "sm_86 cubin": the kernels the GPU runs, "" unknown or none
-  bool same_major_cubin = false; // runs through an older cubin of the GPU's major (sm_86 on sm_89)
+  bool arch_unknown = false;                   // the build's arch list is not published, nor inferable
+  std::string arch_inferred_from;              // the build whose published list stood in for this one's
+  bool why_no_toolkit = false;                 // no list at all, but its CUDA cannot compile for the GPU
+  bool arch_unverified = false;                // the arch list is not from the release itself
+  bool no_wheel_for_python = false;            // the release publishes no wheel for Inputs::python
+  bool ptx_only = false;                       // runs this GPU through PTX JIT only
+  std::string runs_via;                        // "sm_86 cubin": the kernels the GPU runs, "" unknown or none
+  bool same_major_cubin = false;               // runs through an older cubin of the GPU's major (sm_86 on sm_89)
   std::optional<util::Version> unlock_driver;  // the driver that would make it run, when only the driver stops it
 };
 
@@ -56,13 +56,13 @@ struct Unlock {
 
 struct Plan {
   Inputs in;
-  std::string architecture;                   // "Ada Lovelace", "" unknown
-  std::optional<util::Version> gpu_min_driver;  // the oldest driver that runs this GPU
-  std::optional<int> gpu_last_branch;           // the newest driver branch that still supports it
+  std::string architecture;                      // "Ada Lovelace", "" unknown
+  std::optional<util::Version> gpu_min_driver;   // the oldest driver that runs this GPU
+  std::optional<int> gpu_last_branch;            // the newest driver branch that still supports it
   std::optional<util::Version> driver_max_cuda;  // natively
   std::optional<util::Version> driver_compat_major_floor;
-  bool driver_runs_gpu = true;  // false: nothing can run until the driver changes
-  std::string headline;         // one sentence
+  bool driver_runs_gpu = true;        // false: nothing can run until the driver changes
+  std::string headline;               // one sentence
   std::vector<ToolkitLine> toolkits;  // newest first, one per CUDA minor
   std::vector<BuildLine> builds;      // frameworks in kb order, releases newest first
   std::vector<Unlock> unlocks;        // smallest driver first

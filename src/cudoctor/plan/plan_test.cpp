@@ -5,7 +5,9 @@
 namespace cudoctor::plan {
 namespace {
 
-util::Version v(const char* s) { return *util::Version::parse(s); }
+util::Version v(const char* s) {
+  return *util::Version::parse(s);
+}
 
 const BuildLine* build(const Plan& p, const std::string& fw, const std::string& release, const std::string& cuda) {
   for (const auto& b : p.builds)

@@ -29,7 +29,8 @@ ShellEnv shell_env(const snapshot::ToolkitFacts& facts, const snapshot::Toolkit*
     if (t.layout != "debian") prefixes.push_back(to_host(t.root));
     prefixes.push_back(to_host(t.bin_dir));
   }
-  if (!facts.cuda_link_target.empty() || !facts.cuda_link_resolved.empty()) prefixes.push_back(to_host("/usr/local/cuda"));
+  if (!facts.cuda_link_target.empty() || !facts.cuda_link_resolved.empty())
+    prefixes.push_back(to_host("/usr/local/cuda"));
   env.toolkit_prefixes = prefixes;
   const auto keep = [&](const std::string& entry) {
     return std::none_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return under(entry, p); });

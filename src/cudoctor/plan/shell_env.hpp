@@ -14,9 +14,9 @@ namespace cudoctor::plan {
 struct ShellEnv {
   std::vector<std::string> path;
   std::vector<std::string> ld_library_path;
-  std::optional<std::string> cuda_home;  // nullopt: unset it
+  std::optional<std::string> cuda_home;       // nullopt: unset it
   std::vector<std::string> toolkit_prefixes;  // what counts as a toolkit's entry (for --write)
-  std::string chosen_bin, chosen_lib;        // "" with --unset
+  std::string chosen_bin, chosen_lib;         // "" with --unset
 };
 
 // target null: take every toolkit away (--unset). to_host maps a logical path to the path

@@ -11,15 +11,15 @@
 namespace cudoctor::probe {
 
 struct Options {
-  std::chrono::milliseconds timeout{10000};  // per round of child-process probes (NVML, L4)
+  std::chrono::milliseconds timeout{10000};          // per round of child-process probes (NVML, L4)
   std::chrono::milliseconds compute_timeout{30000};  // the computation check (L5), every GPU at once
-  bool child_probes = true;                  // NVML and the runtime probes in a child
-  std::string child_probes_off_reason;       // why not, said in the report ("--no-runtime")
-  std::vector<std::string> pythons;          // --python: interpreters to inspect too
+  bool child_probes = true;                          // NVML and the runtime probes in a child
+  std::string child_probes_off_reason;               // why not, said in the report ("--no-runtime")
+  std::vector<std::string> pythons;                  // --python: interpreters to inspect too
 };
 
 class Context {
-public:
+ public:
   Context(const sys::Sys& sys, Options options) : m_sys(sys), m_options(options) {}
   const sys::Sys& sys() const { return m_sys; }
   const Options& options() const { return m_options; }
@@ -33,7 +33,7 @@ public:
   std::optional<std::string> read_optional(const std::string& path, std::size_t max_bytes = 1 << 20);
   std::vector<snapshot::Unreadable> take_unreadable() { return std::move(m_unreadable); }
 
-private:
+ private:
   const sys::Sys& m_sys;
   Options m_options;
   std::vector<snapshot::Unreadable> m_unreadable;

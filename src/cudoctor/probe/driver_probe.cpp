@@ -76,7 +76,8 @@ std::vector<snapshot::DeviceNode> probe_device_nodes(Context& ctx) {
   std::vector<std::string> paths;
   if (const auto names = sys.list_dir("/dev")) {
     for (const auto& n : *names)
-      if (n.starts_with("nvidia") && sys.stat("/dev/" + n).type != sys::FileType::directory) paths.push_back("/dev/" + n);
+      if (n.starts_with("nvidia") && sys.stat("/dev/" + n).type != sys::FileType::directory)
+        paths.push_back("/dev/" + n);
   }
   // The nodes every CUDA process opens: listed even when absent, so their absence is a fact.
   if (sys.exists("/dev/dxg")) paths.emplace_back("/dev/dxg");  // WSL2's GPU device

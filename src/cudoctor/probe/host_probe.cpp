@@ -1,5 +1,6 @@
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/util/strings.hpp"
@@ -53,7 +54,7 @@ void detect_container(Context& ctx, snapshot::HostFacts& host) {
     for (const auto line : util::lines(*cg)) {
       const std::pair<const char*, const char*> markers[] = {
           {"/kubepods", "kubernetes"}, {"/docker/", "docker"}, {"docker-", "docker"},
-          {"libpod", "podman"},        {"/lxc/", "lxc"},      {"/lxc.payload", "lxc"}};
+          {"libpod", "podman"},        {"/lxc/", "lxc"},       {"/lxc.payload", "lxc"}};
       for (const auto& [marker, kind] : markers)
         if (line.find(marker) != std::string_view::npos) {
           signs.emplace_back(kind, fmt::format("/proc/1/cgroup: {}", util::printable(line, 120)));
@@ -110,10 +111,17 @@ void detect_hypervisor(Context& ctx, snapshot::HostFacts& host) {
     const char* marker;
     const char* kind;
   };
-  const Known known[] = {{"QEMU", "kvm"},           {"KVM", "kvm"},       {"VMware", "vmware"},
-                         {"VirtualBox", "virtualbox"}, {"innotek", "virtualbox"}, {"Microsoft Corporation", "hyperv"},
-                         {"Xen", "xen"},            {"Amazon EC2", "kvm"}, {"Google", "kvm"},
-                         {"OpenStack", "kvm"},      {"Parallels", "parallels"}};
+  const Known known[] = {{"QEMU", "kvm"},
+                         {"KVM", "kvm"},
+                         {"VMware", "vmware"},
+                         {"VirtualBox", "virtualbox"},
+                         {"innotek", "virtualbox"},
+                         {"Microsoft Corporation", "hyperv"},
+                         {"Xen", "xen"},
+                         {"Amazon EC2", "kvm"},
+                         {"Google", "kvm"},
+                         {"OpenStack", "kvm"},
+                         {"Parallels", "parallels"}};
   for (const auto& k : known) {
     if (vendor.find(k.marker) != std::string::npos || product.find(k.marker) != std::string::npos) {
       host.hypervisor.kind = k.kind;
@@ -150,7 +158,8 @@ void detect_secure_boot(Context& ctx, snapshot::HostFacts& host) {
     return;
   }
   host.secure_boot = (*data)[4] == 1;
-  host.secure_boot_evidence = fmt::format("{}: value {}", path, static_cast<int>(static_cast<unsigned char>((*data)[4])));
+  host.secure_boot_evidence =
+      fmt::format("{}: value {}", path, static_cast<int>(static_cast<unsigned char>((*data)[4])));
 }
 
 void add_unique(std::vector<std::string>& v, std::string s) {
@@ -160,11 +169,10 @@ void add_unique(std::vector<std::string>& v, std::string s) {
 // Directories that are homes of system accounts (passwd(5) on Debian and Fedora) or hold
 // the whole system: redacting them would blank out the report.
 bool system_directory(const std::string& home) {
-  static const char* const k_system[] = {"/",        "/root",     "/nonexistent", "/dev/null", "/bin",   "/sbin",
-                                         "/usr",     "/usr/bin",  "/usr/sbin",    "/usr/lib",  "/usr/local",
-                                         "/lib",     "/lib64",    "/etc",         "/var",      "/tmp",   "/var/tmp",
-                                         "/opt",     "/home",     "/srv",         "/run",      "/proc",  "/sys",
-                                         "/dev",     "/mnt",      "/media",       "/boot"};
+  static const char* const k_system[] = {
+      "/",        "/root",      "/nonexistent", "/dev/null", "/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin",
+      "/usr/lib", "/usr/local", "/lib",         "/lib64",    "/etc", "/var",  "/tmp", "/var/tmp", "/opt",
+      "/home",    "/srv",       "/run",         "/proc",     "/sys", "/dev",  "/mnt", "/media",   "/boot"};
   if (home.empty() || home.front() != '/') return true;
   auto h = home;
   while (h.size() > 1 && h.back() == '/') h.pop_back();

@@ -12,7 +12,8 @@ snapshot::HostFacts host_of(const sys::FakeSys& s) {
 
 TEST(HostProbe, OsReleaseQuotedAndUnquoted) {
   sys::FakeSys s;
-  s.file("/etc/os-release", "NAME='Rocky Linux'\nID=rocky\nVERSION_ID=\"9.3\"\nPRETTY_NAME=\"Rocky Linux 9.3 (Blue Onyx)\"\n");
+  s.file("/etc/os-release",
+         "NAME='Rocky Linux'\nID=rocky\nVERSION_ID=\"9.3\"\nPRETTY_NAME=\"Rocky Linux 9.3 (Blue Onyx)\"\n");
   const auto h = host_of(s);
   EXPECT_EQ(h.os_id, "rocky");
   EXPECT_EQ(h.os_version, "9.3");
@@ -112,7 +113,8 @@ TEST(HostProbe, WslFromKernelRelease) {
 
 TEST(HostProbe, SecureBootVariable) {
   sys::FakeSys on;
-  on.file("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", std::string("\x06\0\0\0\x01", 5));
+  on.file("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c",
+          std::string("\x06\0\0\0\x01", 5));
   EXPECT_EQ(host_of(on).secure_boot, true);
   sys::FakeSys off;
   off.file("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c", std::string("\x06\0\0\0\0", 5));

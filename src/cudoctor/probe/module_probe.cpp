@@ -42,9 +42,9 @@ void scan_modprobe_file(Context& ctx, const std::string& path, snapshot::DriverF
     if (!is_watched(name)) continue;
     // "blacklist M" stops loading by alias only; "install M /bin/false" (or /bin/true) stops
     // every load, explicit modprobe included.
-    const bool blocks_install =
-        words[0] == "install" && words.size() >= 3 && (words[2] == "/bin/false" || words[2] == "/bin/true" ||
-                                                      words[2] == "/usr/bin/false" || words[2] == "/usr/bin/true");
+    const bool blocks_install = words[0] == "install" && words.size() >= 3 &&
+                                (words[2] == "/bin/false" || words[2] == "/bin/true" || words[2] == "/usr/bin/false" ||
+                                 words[2] == "/usr/bin/true");
     if (words[0] == "blacklist" || blocks_install)
       driver.blacklists.push_back({name, fmt::format("{}:{}", path, n), std::string(line)});
   }

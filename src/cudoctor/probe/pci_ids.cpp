@@ -52,8 +52,7 @@ PciIds PciIds::parse(std::string_view text, const std::set<std::uint16_t>& vendo
     // "\t\t1028 0b1a  GeForce RTX 4060 Laptop GPU" (subvendor subdevice, two tabs)
     const auto sv = hex4(line.substr(2, 4));
     const auto sd = line.size() > 11 ? hex4(line.substr(7, 4)) : std::nullopt;
-    if (sv && sd && line.size() > 12)
-      ids.m_subsystems[{v, d, *sv, *sd}] = std::string(util::trim(line.substr(11)));
+    if (sv && sd && line.size() > 12) ids.m_subsystems[{v, d, *sv, *sd}] = std::string(util::trim(line.substr(11)));
   }
   return ids;
 }

@@ -11,7 +11,7 @@
 namespace cudoctor::probe {
 
 class PciIds {
-public:
+ public:
   // Parses text, keeping the entries of the given vendors (and every vendor's name).
   static PciIds parse(std::string_view text, const std::set<std::uint16_t>& vendors);
 
@@ -20,7 +20,7 @@ public:
   std::string subsystem(std::uint16_t vendor, std::uint16_t device, std::uint16_t sub_vendor,
                         std::uint16_t sub_device) const;
 
-private:
+ private:
   std::map<std::uint16_t, std::string> m_vendors;
   std::map<std::pair<std::uint16_t, std::uint16_t>, std::string> m_devices;
   std::map<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t, std::uint16_t>, std::string> m_subsystems;

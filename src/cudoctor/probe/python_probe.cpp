@@ -27,15 +27,21 @@ using snapshot::PythonEnv;
 // one a few hundred.
 constexpr std::size_t k_max_listed = 10000;
 
-bool is_dir(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type == sys::FileType::directory; }
-bool exists(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type != sys::FileType::missing; }
+bool is_dir(const sys::Sys& sys, const std::string& p) {
+  return sys.stat(p).type == sys::FileType::directory;
+}
+bool exists(const sys::Sys& sys, const std::string& p) {
+  return sys.stat(p).type != sys::FileType::missing;
+}
 
 // `name = 'value'` / `name: Optional[str] = None` assignments of a generated version file.
 std::map<std::string, std::string> assignments(const std::string& text) {
   std::map<std::string, std::string> out;
   // TensorFlow's build_info.py: build_info['cuda_version'] = '12.3'.
-  static const std::regex item(R"re(\[\s*'([A-Za-z_][A-Za-z0-9_]*)'\s*\]\s*=\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
-  static const std::regex re(R"re(^\s*'?([A-Za-z_][A-Za-z0-9_]*)'?\s*(?::[^=]*)?[=:]\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
+  static const std::regex item(
+      R"re(\[\s*'([A-Za-z_][A-Za-z0-9_]*)'\s*\]\s*=\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
+  static const std::regex re(
+      R"re(^\s*'?([A-Za-z_][A-Za-z0-9_]*)'?\s*(?::[^=]*)?[=:]\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
   for (const auto line : util::lines(text)) {
     std::smatch m;
     const std::string l(line);
@@ -72,7 +78,8 @@ std::vector<std::string> requires_nvidia(const sys::Sys& sys, const std::string&
   for (const auto line : util::lines(*meta))
     if (line.starts_with("Requires-Dist: nvidia-")) {
       auto req = std::string(util::trim(line.substr(15)));
-      if (const auto semi = req.find(';'); semi != std::string::npos) req = std::string(util::trim(req.substr(0, semi)));
+      if (const auto semi = req.find(';'); semi != std::string::npos)
+        req = std::string(util::trim(req.substr(0, semi)));
       out.push_back(req);
     }
   return out;
@@ -114,7 +121,8 @@ void resolve(Context& ctx, ld::Resolver& resolver, const std::string& site, Fram
     if (const auto dot = real.find(".so."); dot != std::string::npos) l.version = real.substr(dot + 4);
     fw.libraries.push_back(std::move(l));
   }
-  for (const auto& v : tree->objects[0].missing_versions) fw.missing_versions.push_back(v + " (needed by " + fw.gpu_library + ")");
+  for (const auto& v : tree->objects[0].missing_versions)
+    fw.missing_versions.push_back(v + " (needed by " + fw.gpu_library + ")");
   // GPU architectures: the fatbins of the framework's own libraries.
   std::set<std::string> sm, ptx;
   if (const auto names = sys.list_dir(sys::dirname(fw.gpu_library)))
@@ -188,8 +196,9 @@ void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site
     const auto [dn, dv] = dist_version({"torch"});
     if (!dn.empty()) fw.requires_nvidia = requires_nvidia(sys, site, dn, dv);
     if (!fw.cuda.empty())
-      fw.gpu_library = first_existing(sys, {site + "/torch/lib/libtorch_cuda.so", site + "/torch/lib/libtorch_cuda_cu.so",
-                                            site + "/torch/lib/libc10_cuda.so"});
+      fw.gpu_library =
+          first_existing(sys, {site + "/torch/lib/libtorch_cuda.so", site + "/torch/lib/libtorch_cuda_cu.so",
+                               site + "/torch/lib/libc10_cuda.so"});
     add(std::move(fw), dn, dv, {"pytorch", "pytorch-gpu"});
   }
   // TensorFlow: tensorflow/python/platform/build_info.py.
@@ -276,7 +285,8 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
         version = version.substr(0, version.find(':'));
         if (!version.empty() && version != "system") {
           facts.path_python_env = pyenv_root + "/versions/" + version;
-          cands.push_back({facts.path_python_env, facts.path_python_env + "/bin/python3", "pyenv", "python3 on PATH (pyenv shim)"});
+          cands.push_back(
+              {facts.path_python_env, facts.path_python_env + "/bin/python3", "pyenv", "python3 on PATH (pyenv shim)"});
         }
       } else {
         facts.path_python_env = prefix_of(p);
@@ -304,7 +314,8 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
     for (const auto line : util::lines(*list))
       if (const auto env = util::trim(line); !env.empty()) envs.emplace_back(env);
     const auto n = listed(environments_txt, envs.size());
-    for (std::size_t i = 0; i < n; ++i) cands.push_back({envs[i], envs[i] + "/bin/python3", "conda", "~/.conda/environments.txt"});
+    for (std::size_t i = 0; i < n; ++i)
+      cands.push_back({envs[i], envs[i] + "/bin/python3", "conda", "~/.conda/environments.txt"});
   }
   for (const auto& base : {std::string("/opt/conda"), home + "/miniconda3", home + "/anaconda3", home + "/.conda"})
     if (const auto names = sys.list_dir(base + "/envs")) {
@@ -330,7 +341,9 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
     PythonEnv env;
     env.prefix = c.prefix;
     env.interpreter = exists(sys, c.interpreter) ? c.interpreter : "";
-    env.kind = exists(sys, c.prefix + "/pyvenv.cfg") ? "venv" : exists(sys, c.prefix + "/conda-meta") ? "conda" : c.kind;
+    env.kind = exists(sys, c.prefix + "/pyvenv.cfg")   ? "venv"
+               : exists(sys, c.prefix + "/conda-meta") ? "conda"
+                                                       : c.kind;
     if (c.prefix == "/usr") env.kind = "system";
     env.found_by.push_back(c.found_by);
     env.site_packages = sites_of(sys, c.prefix, env.kind, env.version);

@@ -93,8 +93,9 @@ void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
       for (const auto& l : fw.libraries) {
         if (!l.soname.starts_with("libcudart.so.") || l.path.empty()) continue;
         const auto real = sys.canonical(l.path).value_or(l.path);
-        const bool seen = std::any_of(candidates.begin(), candidates.end(),
-                                      [&](const Candidate& c) { return sys.canonical(c.path).value_or(c.path) == real; });
+        const bool seen = std::any_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
+          return sys.canonical(c.path).value_or(c.path) == real;
+        });
         if (seen) continue;
         std::string cublas;
         for (const auto& b : fw.libraries)
@@ -112,7 +113,8 @@ void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
   // computation check depends only on the last two: NVML runs beside all of them, so a
   // library that hangs costs one --timeout, not one per probe.
   std::optional<runtime::ChildSet> nvml;
-  if (!nvml_host.empty()) nvml.emplace(std::vector<runtime::ChildFn>{[&] { return runtime::query_nvml(nvml_host); }}, timeout);
+  if (!nvml_host.empty())
+    nvml.emplace(std::vector<runtime::ChildFn>{[&] { return runtime::query_nvml(nvml_host); }}, timeout);
   std::vector<runtime::ChildFn> jobs;
   if (!host_libcuda.empty()) jobs.emplace_back([&] { return runtime::driver_api_child(host_libcuda); });
   std::map<std::string, std::string> cublas_of;  // runtime path -> its framework's cuBLAS
@@ -167,10 +169,12 @@ void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
   if (rt.driver_api.init.code != 0 || rt.driver_api.devices.empty()) return collect_nvml();
   const snapshot::CudartFacts* best = nullptr;
   for (const auto& c : rt.cudarts)
-    if (c.device_count_call.code == 0 && c.device_count > 0 && (!best || c.runtime_version > best->runtime_version)) best = &c;
+    if (c.device_count_call.code == 0 && c.device_count > 0 && (!best || c.runtime_version > best->runtime_version))
+      best = &c;
   if (!best) return collect_nvml();
   const auto dir = sys::dirname(best->library);
-  const auto cublas = cublas_of.count(best->library) ? cublas_of.at(best->library) : find_versioned(sys, dir, "libcublas.so.");
+  const auto cublas =
+      cublas_of.count(best->library) ? cublas_of.at(best->library) : find_versioned(sys, dir, "libcublas.so.");
   const auto cudart_host = sys.host_path(sys.canonical(best->library).value_or(best->library));
   const auto cublas_host = cublas.empty() ? std::string() : sys.host_path(sys.canonical(cublas).value_or(cublas));
   std::vector<runtime::ComputeJob> devices;

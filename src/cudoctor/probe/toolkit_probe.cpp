@@ -22,8 +22,12 @@ struct Candidate {
   std::string layout = "nvidia";
 };
 
-bool is_dir(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type == sys::FileType::directory; }
-bool is_file(const sys::Sys& sys, const std::string& p) { return sys.stat(p).type == sys::FileType::regular; }
+bool is_dir(const sys::Sys& sys, const std::string& p) {
+  return sys.stat(p).type == sys::FileType::directory;
+}
+bool is_file(const sys::Sys& sys, const std::string& p) {
+  return sys.stat(p).type == sys::FileType::regular;
+}
 
 // Looks like a toolkit root: a bin/nvcc, or a CUDA runtime in lib64/lib/targets.
 bool looks_like_toolkit(const sys::Sys& sys, const std::string& root) {
@@ -38,7 +42,8 @@ bool looks_like_toolkit(const sys::Sys& sys, const std::string& root) {
 
 // A component's library in a directory: the longest versioned name of libX.so.* wins
 // (libcublas.so.12.2.5.6 over libcublas.so.12).
-std::pair<std::string, std::string> find_component(const sys::Sys& sys, const std::string& dir, const std::string& stem) {
+std::pair<std::string, std::string> find_component(const sys::Sys& sys, const std::string& dir,
+                                                   const std::string& stem) {
   const auto names = sys.list_dir(dir);
   if (!names) return {};
   std::string best;
@@ -100,8 +105,10 @@ void describe(Context& ctx, Toolkit& t) {
         break;
       }
   }
-  if (is_file(sys, t.bin_dir + "/nvcc")) t.nvcc = t.bin_dir + "/nvcc";
-  else t.missing.emplace_back("bin/nvcc");
+  if (is_file(sys, t.bin_dir + "/nvcc"))
+    t.nvcc = t.bin_dir + "/nvcc";
+  else
+    t.missing.emplace_back("bin/nvcc");
 
   // Witnesses.
   if (const auto j = ctx.read_optional(root + "/version.json", 1 << 20)) {
@@ -121,19 +128,22 @@ void describe(Context& ctx, Toolkit& t) {
     if (name == "nvidia_cuda_runtime" || name.starts_with("nvidia_cuda_runtime_cu"))
       t.witnesses.push_back({"dist-info " + name + "-" + version, version});
   const auto cudart = find_component(sys, t.lib_dir, "libcudart");
-  if (!cudart.first.empty()) t.witnesses.push_back({sys::basename(cudart.first), cudart.second});
-  else t.missing.emplace_back("libcudart");
+  if (!cudart.first.empty())
+    t.witnesses.push_back({sys::basename(cudart.first), cudart.second});
+  else
+    t.missing.emplace_back("libcudart");
 
   // Components: the library file, its version from the longest file name, else from dist-info.
   const std::pair<const char*, const char*> components[] = {
-      {"cudart", "libcudart"}, {"cublas", "libcublas"}, {"cufft", "libcufft"},   {"cusparse", "libcusparse"},
-      {"cudnn", "libcudnn"},   {"nccl", "libnccl"},     {"nvrtc", "libnvrtc"},   {"nvjitlink", "libnvJitLink"}};
+      {"cudart", "libcudart"}, {"cublas", "libcublas"}, {"cufft", "libcufft"}, {"cusparse", "libcusparse"},
+      {"cudnn", "libcudnn"},   {"nccl", "libnccl"},     {"nvrtc", "libnvrtc"}, {"nvjitlink", "libnvJitLink"}};
   for (const auto& [name, stem] : components) {
     const auto [lib, version] = find_component(sys, t.lib_dir, stem);
     if (lib.empty()) continue;
     snapshot::ToolkitComponent c{name, version, lib};
     for (const auto& [dname, dversion] : dists) {
-      const auto want = std::string(name) == "cudart" ? std::string("nvidia_cuda_runtime") : "nvidia_" + std::string(name);
+      const auto want =
+          std::string(name) == "cudart" ? std::string("nvidia_cuda_runtime") : "nvidia_" + std::string(name);
       if ((dname == want || dname.starts_with(want + "_cu")) && util::Version::parse(dversion) &&
           util::Version::parse(dversion)->parts.size() > util::Version::parse(version)->parts.size())
         c.version = dversion;
@@ -188,7 +198,8 @@ snapshot::ToolkitFacts probe_toolkits(Context& ctx) {
   add("/opt/cuda", "/opt/cuda");
   if (is_file(sys, "/usr/lib/nvidia-cuda-toolkit/bin/nvcc"))
     add("/usr/lib/nvidia-cuda-toolkit", "distribution package (nvidia-cuda-toolkit)", "debian");
-  for (const auto& [var, value] : {std::pair{"CUDA_HOME", f.cuda_home}, {"CUDA_PATH", f.cuda_path}, {"CUDA_ROOT", f.cuda_root}})
+  for (const auto& [var, value] :
+       {std::pair{"CUDA_HOME", f.cuda_home}, {"CUDA_PATH", f.cuda_path}, {"CUDA_ROOT", f.cuda_root}})
     if (value) add(*value, var);
   for (const auto& dir : f.path) {
     const auto nvcc = sys::join(dir, "nvcc");
@@ -205,8 +216,8 @@ snapshot::ToolkitFacts probe_toolkits(Context& ctx) {
       continue;
     }
     // Other wrapper scripts ("exec /usr/local/cuda-13.0/bin/nvcc") are not toolkits.
-    if (const auto blob = sys.map_file(nvcc); blob && (*blob)->size() >= 2 && (*blob)->data()[0] == '#' &&
-                                               (*blob)->data()[1] == '!')
+    if (const auto blob = sys.map_file(nvcc);
+        blob && (*blob)->size() >= 2 && (*blob)->data()[0] == '#' && (*blob)->data()[1] == '!')
       continue;
     add(sys::dirname(sys::dirname(sys.canonical(nvcc).value_or(nvcc))), how);
   }
@@ -230,8 +241,7 @@ snapshot::ToolkitFacts probe_toolkits(Context& ctx) {
     Toolkit t;
     t.root = c.root;
     t.layout = c.layout;
-    for (const auto part : util::split(c.found_by, ','))
-      t.found_by.emplace_back(util::trim(part));
+    for (const auto part : util::split(c.found_by, ',')) t.found_by.emplace_back(util::trim(part));
     describe(ctx, t);
     if (c.layout == "conda")
       if (const auto metas = sys.list_dir(c.root + "/conda-meta"))
@@ -253,7 +263,8 @@ snapshot::ToolkitFacts probe_toolkits(Context& ctx) {
   ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
   std::vector<int> majors;
   for (const auto& t : f.toolkits)
-    if (const auto v = util::Version::parse(t.version); v && std::find(majors.begin(), majors.end(), v->major()) == majors.end())
+    if (const auto v = util::Version::parse(t.version);
+        v && std::find(majors.begin(), majors.end(), v->major()) == majors.end())
       majors.push_back(v->major());
   for (const int m : majors) {
     // CUDA 11's runtime soname is libcudart.so.11.0; from 12 on it is the major alone.
@@ -268,7 +279,8 @@ snapshot::ToolkitFacts probe_toolkits(Context& ctx) {
   if (const auto names = sys.list_dir("/etc/profile.d"))
     for (const auto& n : *names) files.push_back("/etc/profile.d/" + n);
   if (const auto home = sys.env("HOME"))
-    for (const char* rc : {"/.bashrc", "/.bash_profile", "/.profile", "/.zshrc", "/.zshenv"}) files.push_back(*home + rc);
+    for (const char* rc : {"/.bashrc", "/.bash_profile", "/.profile", "/.zshrc", "/.zshenv"})
+      files.push_back(*home + rc);
   if (const auto names = sys.list_dir("/etc/ld.so.conf.d"))
     for (const auto& n : *names) files.push_back("/etc/ld.so.conf.d/" + n);
   for (const auto& file : files) {

@@ -63,7 +63,8 @@ std::string ldd_text(const ld::Tree& t, const Options& o) {
       listed[i] = true;
       const auto& x = t.objects[i];
       out += visible(x.name) + " => " + paint("31;1", "not found") + "  " +
-             paint("2", "[" + visible(x.lookup.rule) + (x.lookup.detail.empty() ? "" : ": " + visible(x.lookup.detail)) + "]") +
+             paint("2", "[" + visible(x.lookup.rule) +
+                            (x.lookup.detail.empty() ? "" : ": " + visible(x.lookup.detail)) + "]") +
              "\n";
     }
   std::size_t missing = 0, versions = 0;
@@ -74,15 +75,17 @@ std::string ldd_text(const ld::Tree& t, const Options& o) {
   for (const auto& v : t.objects[0].missing_versions)
     out += paint("31", "version " + visible(v) + " not found (required by " + visible(t.objects[0].path) + ")") + "\n";
   if (missing || versions)
-    out += paint("31;1", fmt::format("{} librar{} not found, {} symbol version{} missing", missing, missing == 1 ? "y" : "ies",
-                                     versions, versions == 1 ? "" : "s")) + "\n";
+    out += paint("31;1", fmt::format("{} librar{} not found, {} symbol version{} missing", missing,
+                                     missing == 1 ? "y" : "ies", versions, versions == 1 ? "" : "s")) +
+           "\n";
   return out;
 }
 
 std::string ldd_why(const ld::Tree& t, const std::string& lib) {
   std::string out;
   for (const auto& o : t.objects) {
-    const bool match = o.name == lib || o.soname == lib || (!o.path.empty() && o.path.ends_with("/" + lib)) || o.path == lib;
+    const bool match =
+        o.name == lib || o.soname == lib || (!o.path.empty() && o.path.ends_with("/" + lib)) || o.path == lib;
     if (!match) continue;
     out += fmt::format("{}\n", visible(o.name));
     out += o.found ? fmt::format("  loaded from {}\n  because: {}{}\n", visible(o.path), visible(o.lookup.rule),
@@ -96,7 +99,8 @@ std::string ldd_why(const ld::Tree& t, const std::string& lib) {
       out += "  searched, in order:\n";
       for (const auto& d : o.lookup.searched) out += "    " + visible(d) + "\n";
     }
-    for (const auto& r : o.lookup.rejected) out += fmt::format("  passed over {}: {}\n", visible(r.path), visible(r.why));
+    for (const auto& r : o.lookup.rejected)
+      out += fmt::format("  passed over {}: {}\n", visible(r.path), visible(r.why));
     for (const auto& v : o.missing_versions) out += "  missing version " + visible(v) + "\n";
   }
   return out;

@@ -11,7 +11,8 @@ namespace cudoctor::render {
 using util::visible;
 
 std::string kb_summary(const kb::KnowledgeBase& kb, bool verbose) {
-  std::string out = fmt::format("cudoctor knowledge base, compiled {}\n\n", kb.date().empty() ? "(undated)" : visible(kb.date()));
+  std::string out =
+      fmt::format("cudoctor knowledge base, compiled {}\n\n", kb.date().empty() ? "(undated)" : visible(kb.date()));
   const auto& t = kb.toolkit_releases();
   out += fmt::format("  {:>4} CUDA toolkit releases, {} to {}, with their minimum drivers\n", t.size(),
                      t.empty() ? "" : visible(t.back().release), t.empty() ? "" : visible(t.front().release));
@@ -37,7 +38,8 @@ std::string kb_gpu(const kb::KnowledgeBase& kb, const std::vector<const kb::GpuM
   std::string out;
   for (const auto* g : hits) {
     out += fmt::format("10de:{:04x}  {}\n", g->pci_id, visible(g->name));
-    out += fmt::format("  architecture {}, compute capability {} ({})\n", visible(g->architecture), g->cc.str(), plan::sm(g->cc));
+    out += fmt::format("  architecture {}, compute capability {} ({})\n", visible(g->architecture), g->cc.str(),
+                       plan::sm(g->cc));
     if (const auto* c = kb.arch_cc(g->cc))
       out += fmt::format("  toolkits that compile for it: CUDA {} to {}\n", c->first_cuda.str(),
                          c->last_cuda ? c->last_cuda->str() : "the newest");
@@ -83,8 +85,11 @@ std::string kb_toolkit(const kb::KnowledgeBase& kb, const util::Version& v) {
 std::string kb_errors(const std::vector<const kb::ReturnCode*>& hits) {
   std::string out;
   for (const auto* e : hits) {
-    out += fmt::format("{} {} {}\n", e->api == "nvml" ? "NVML" : e->api == "driver" ? "driver API" : "runtime API", e->code,
-                       visible(e->name));
+    out += fmt::format("{} {} {}\n",
+                       e->api == "nvml"     ? "NVML"
+                       : e->api == "driver" ? "driver API"
+                                            : "runtime API",
+                       e->code, visible(e->name));
     out += "  " + wrap(visible(e->meaning), 94, "  ") + "\n";
     if (!e->causes.empty()) out += "  usual causes: " + wrap(visible(e->causes), 80, "  ") + "\n";
     if (!e->status.empty()) out += "  status: " + visible(e->status) + "\n";

@@ -8,10 +8,14 @@ namespace {
 
 const char* mark(rules::Severity s) {
   switch (s) {
-    case rules::Severity::ok: return "✅";
-    case rules::Severity::info: return "ℹ️";
-    case rules::Severity::warn: return "⚠️";
-    case rules::Severity::error: return "❌";
+    case rules::Severity::ok:
+      return "✅";
+    case rules::Severity::info:
+      return "ℹ️";
+    case rules::Severity::warn:
+      return "⚠️";
+    case rules::Severity::error:
+      return "❌";
   }
   return "";
 }
@@ -32,15 +36,16 @@ std::string markdown(const report::Report& r, const Options& o) {
   out += fmt::format("**Verdict:** {} {}\n\n", r.verdict.healthy ? "✅" : "❌", visible(r.verdict.summary));
   out += "| layer | | finding |\n|---|---|---|\n";
   for (const auto& f : r.findings)
-    out += fmt::format("| {} {} | {} | {}{} |\n", rules::to_string(f.layer), rules::layer_name(f.layer), mark(f.severity),
-                       cell(f.title), f.follows_from.empty() ? "" : fmt::format(" ↳ follows from `{}`", f.follows_from));
+    out +=
+        fmt::format("| {} {} | {} | {}{} |\n", rules::to_string(f.layer), rules::layer_name(f.layer), mark(f.severity),
+                    cell(f.title), f.follows_from.empty() ? "" : fmt::format(" ↳ follows from `{}`", f.follows_from));
   bool header = false;
   for (const auto& f : r.findings) {
     if (f.severity != rules::Severity::error && f.severity != rules::Severity::warn) continue;
     if (!header) out += "\n### Problems\n";
     header = true;
-    out += fmt::format("\n#### {} {} (`{}`, {})\n\n", mark(f.severity), visible(f.title), f.id,
-                      rules::to_string(f.layer));
+    out +=
+        fmt::format("\n#### {} {} (`{}`, {})\n\n", mark(f.severity), visible(f.title), f.id, rules::to_string(f.layer));
     if (!f.follows_from.empty()) out += fmt::format("_Follows from `{}`._\n\n", f.follows_from);
     if (!f.detail.empty()) out += visible(f.detail) + "\n\n";
     if (!f.fix.text.empty()) out += "**Fix:** " + visible(f.fix.text) + "\n\n";

@@ -13,11 +13,19 @@ using plan::Fit;
 // knowledge base, which --kb may replace: every string is escaped.
 using util::visible;
 
-const char* mark(Fit f) { return f == Fit::works ? "✓" : f == Fit::works_compat ? "~" : "✗"; }
-const char* colour(Fit f) { return f == Fit::works ? "32" : f == Fit::works_compat ? "33" : "31"; }
-std::string fit_name(Fit f) { return f == Fit::works ? "works" : f == Fit::works_compat ? "works_compat" : "no"; }
+const char* mark(Fit f) {
+  return f == Fit::works ? "✓" : f == Fit::works_compat ? "~" : "✗";
+}
+const char* colour(Fit f) {
+  return f == Fit::works ? "32" : f == Fit::works_compat ? "33" : "31";
+}
+std::string fit_name(Fit f) {
+  return f == Fit::works ? "works" : f == Fit::works_compat ? "works_compat" : "no";
+}
 
-std::string paint(bool on, const char* code, const std::string& s) { return on ? fmt::format("\033[{}m{}\033[0m", code, s) : s; }
+std::string paint(bool on, const char* code, const std::string& s) {
+  return on ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
+}
 
 std::string flags(const plan::BuildLine& b) {
   std::string s;
@@ -49,25 +57,32 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
   std::string out = paint(c, "1", "cudoctor plan");
   const auto& in = p.in;
   std::vector<std::string> head;
-  if (!in.gpu.empty()) head.push_back(fmt::format("GPU {}{}", visible(in.gpu), in.gpu_source.empty() ? "" : " (" + visible(in.gpu_source) + ")"));
+  if (!in.gpu.empty())
+    head.push_back(
+        fmt::format("GPU {}{}", visible(in.gpu), in.gpu_source.empty() ? "" : " (" + visible(in.gpu_source) + ")"));
   if (in.cc)
-    head.push_back(fmt::format("compute capability {} ({}{})", in.cc->str(), p.architecture.empty() ? "" : visible(p.architecture) + ", ",
-                               plan::sm(*in.cc)));
+    head.push_back(fmt::format("compute capability {} ({}{})", in.cc->str(),
+                               p.architecture.empty() ? "" : visible(p.architecture) + ", ", plan::sm(*in.cc)));
   if (in.driver)
-    head.push_back(fmt::format("driver {}{}", in.driver->str(), in.driver_source.empty() ? "" : " (" + visible(in.driver_source) + ")"));
+    head.push_back(fmt::format("driver {}{}", in.driver->str(),
+                               in.driver_source.empty() ? "" : " (" + visible(in.driver_source) + ")"));
   for (const auto& h : head) out += "\n  " + h;
   out += "\n";
   if (in.driver || in.cc) out += "\n";
   if (in.driver && p.driver_max_cuda)
     out += wrap(fmt::format("Driver {} supports CUDA ≤ {} natively{}.", in.driver->str(), p.driver_max_cuda->str(),
                             p.driver_max_cuda->major() >= 11
-                                ? fmt::format(", and every {}.x runtime through minor-version compatibility", p.driver_max_cuda->major())
+                                ? fmt::format(", and every {}.x runtime through minor-version compatibility",
+                                              p.driver_max_cuda->major())
                                 : ""),
-                k_plan_width, "") + "\n";
+                k_plan_width, "") +
+           "\n";
   if (in.cc && p.gpu_min_driver)
-    out += wrap(fmt::format("A {} GPU needs a driver ≥ {}{}.", plan::sm(*in.cc), p.gpu_min_driver->str(),
-                            p.gpu_last_branch ? fmt::format(" and no newer than the R{} branch", *p.gpu_last_branch) : ""),
-                k_plan_width, "") + "\n";
+    out +=
+        wrap(fmt::format("A {} GPU needs a driver ≥ {}{}.", plan::sm(*in.cc), p.gpu_min_driver->str(),
+                         p.gpu_last_branch ? fmt::format(" and no newer than the R{} branch", *p.gpu_last_branch) : ""),
+             k_plan_width, "") +
+        "\n";
   for (const auto& n : p.notes) out += wrap(visible(n), k_plan_width, "") + "\n";
 
   out += "\n" + paint(c, "1", "CUDA toolkits") + "\n";
@@ -76,8 +91,9 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
     std::string versions;
     while (j < p.toolkits.size() && p.toolkits[j].fit == p.toolkits[i].fit && p.toolkits[j].why == p.toolkits[i].why)
       versions += (versions.empty() ? "" : ", ") + p.toolkits[j++].cuda.str();
-    out += fmt::format("  {} {}{}\n", paint(c, colour(p.toolkits[i].fit), mark(p.toolkits[i].fit)), versions,
-                       p.toolkits[i].why.empty() ? "" : "\n      " + wrap(visible(p.toolkits[i].why), k_plan_width - 6, "      "));
+    out += fmt::format(
+        "  {} {}{}\n", paint(c, colour(p.toolkits[i].fit), mark(p.toolkits[i].fit)), versions,
+        p.toolkits[i].why.empty() ? "" : "\n      " + wrap(visible(p.toolkits[i].why), k_plan_width - 6, "      "));
     i = j;
   }
 
@@ -97,8 +113,8 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
     for (const auto* b : shown) {
       // The install command alone on its own line, so that it can be pasted; notes after it.
       const auto notes = flags(*b);
-      out += fmt::format("  {} {:<13} {}{}\n", paint(c, colour(b->fit), mark(b->fit)), visible(b->release), variant_tag(*b),
-                         b->fit == Fit::no ? "  " + visible(b->why) + notes : notes);
+      out += fmt::format("  {} {:<13} {}{}\n", paint(c, colour(b->fit), mark(b->fit)), visible(b->release),
+                         variant_tag(*b), b->fit == Fit::no ? "  " + visible(b->why) + notes : notes);
       if (b->fit == Fit::no) continue;
       out += "      $ " + visible(b->install) + "\n";
       if (b->fit == Fit::works_compat) out += "      " + wrap(visible(b->why), k_plan_width - 6, "      ") + "\n";
@@ -107,7 +123,9 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
   if (!p.unlocks.empty()) {
     out += "\n" + paint(c, "1", "Upgrades") + "\n";
     for (const auto& u : p.unlocks)
-      out += "  " + wrap(fmt::format("driver ≥ {} unlocks {}", u.driver.str(), visible(u.what)), k_plan_width - 2, "    ") + "\n";
+      out += "  " +
+             wrap(fmt::format("driver ≥ {} unlocks {}", u.driver.str(), visible(u.what)), k_plan_width - 2, "    ") +
+             "\n";
   }
   out += "\n" + paint(c, p.headline.starts_with("No") ? "31;1" : "32", visible(p.headline)) + "\n";
   out += paint(c, "2", "✓ runs natively · ~ runs through minor-version compatibility · ✗ does not run") + "\n";
@@ -116,10 +134,16 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
 
 std::string plan_json(const plan::Plan& p) {
   nlohmann::json j;
-  const auto ver = [](const std::optional<util::Version>& v) { return v ? nlohmann::json(v->str()) : nlohmann::json(nullptr); };
-  j["inputs"] = {{"gpu", p.in.gpu},       {"gpu_source", p.in.gpu_source}, {"cc", ver(p.in.cc)},
-                 {"driver", ver(p.in.driver)}, {"driver_source", p.in.driver_source},
-                 {"framework", p.in.framework}, {"framework_version", p.in.framework_version}};
+  const auto ver = [](const std::optional<util::Version>& v) {
+    return v ? nlohmann::json(v->str()) : nlohmann::json(nullptr);
+  };
+  j["inputs"] = {{"gpu", p.in.gpu},
+                 {"gpu_source", p.in.gpu_source},
+                 {"cc", ver(p.in.cc)},
+                 {"driver", ver(p.in.driver)},
+                 {"driver_source", p.in.driver_source},
+                 {"framework", p.in.framework},
+                 {"framework_version", p.in.framework_version}};
   j["architecture"] = p.architecture;
   j["gpu_min_driver"] = ver(p.gpu_min_driver);
   j["gpu_last_driver_branch"] = p.gpu_last_branch ? nlohmann::json(*p.gpu_last_branch) : nlohmann::json(nullptr);

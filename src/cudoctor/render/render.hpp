@@ -1,8 +1,7 @@
 #pragma once
 // Renderers: they read a report and print it; they decide nothing.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cudoctor/elf/fatbin.hpp"
 #include "cudoctor/ld/resolver.hpp"
@@ -36,7 +35,8 @@ std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>
 nlohmann::json archs_json(const std::string& file, const std::optional<elf::Fatbin>& fb);
 
 // `cudoctor toolkits`: each toolkit, then what selects one ((what, which) pairs).
-std::string toolkits_text(const snapshot::ToolkitFacts& f, const std::vector<std::pair<std::string, std::string>>& selected);
+std::string toolkits_text(const snapshot::ToolkitFacts& f,
+                          const std::vector<std::pair<std::string, std::string>>& selected);
 // `cudoctor env`: lines to eval in bash, zsh or fish; or a file for direnv (bash).
 std::string env_script(const plan::ShellEnv& e, const std::string& shell, const std::string& comment);
 std::string env_file(const plan::ShellEnv& e, const std::string& comment);

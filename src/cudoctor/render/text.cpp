@@ -20,20 +20,28 @@ struct Paint {
 
 const char* symbol(Severity s) {
   switch (s) {
-    case Severity::ok: return "✓";
-    case Severity::info: return "·";
-    case Severity::warn: return "!";
-    case Severity::error: return "✗";
+    case Severity::ok:
+      return "✓";
+    case Severity::info:
+      return "·";
+    case Severity::warn:
+      return "!";
+    case Severity::error:
+      return "✗";
   }
   return "?";
 }
 
 const char* colour(Severity s) {
   switch (s) {
-    case Severity::ok: return "32";
-    case Severity::info: return "36";
-    case Severity::warn: return "33";
-    case Severity::error: return "31";
+    case Severity::ok:
+      return "32";
+    case Severity::info:
+      return "36";
+    case Severity::warn:
+      return "33";
+    case Severity::error:
+      return "31";
   }
   return "0";
 }
@@ -49,14 +57,16 @@ void finding(std::string& out, const Finding& f, const report::Report& r, const 
     const Finding* cause = nullptr;
     for (const auto& c : r.findings)
       if (c.id == f.follows_from && !cause) cause = &c;
-    title += cause && cause->layer != f.layer ? fmt::format(" (follows from the {} {})", rules::to_string(cause->layer),
-                                                            f.follows_from == r.verdict.break_finding ? "break" : f.follows_from)
-                                              : fmt::format(" (follows from {})", f.follows_from);
+    title += cause && cause->layer != f.layer
+                 ? fmt::format(" (follows from the {} {})", rules::to_string(cause->layer),
+                               f.follows_from == r.verdict.break_finding ? "break" : f.follows_from)
+                 : fmt::format(" (follows from {})", f.follows_from);
   }
   out += fmt::format("  {} {}\n", paint(colour(f.severity), symbol(f.severity)),
                      wrap(problem ? paint("1", title) : title, k_width - 4, "    "));
   const std::string pad = "      ";
-  if (!f.detail.empty() && (problem || o.verbose)) out += pad + wrap(visible(f.detail), k_width - pad.size(), pad) + "\n";
+  if (!f.detail.empty() && (problem || o.verbose))
+    out += pad + wrap(visible(f.detail), k_width - pad.size(), pad) + "\n";
   if (problem || o.verbose)
     for (const auto& e : f.evidence) out += pad + paint("2", "· " + visible(e)) + "\n";
   if (!f.fix.text.empty() || !f.fix.commands.empty()) {
@@ -73,8 +83,9 @@ std::string text(const report::Report& r, const Options& o) {
   const Paint paint{o.color};
   const auto& h = r.snapshot.host;
   std::string out = paint("1", fmt::format("cudoctor {}", o.tool_version));
-  out += fmt::format(" · {} · {}\n", h.hostname.empty() ? "?" : visible(h.hostname),
-                     r.snapshot.root == "/" || r.snapshot.root.empty() ? "this machine" : "root " + visible(r.snapshot.root));
+  out += fmt::format(
+      " · {} · {}\n", h.hostname.empty() ? "?" : visible(h.hostname),
+      r.snapshot.root == "/" || r.snapshot.root.empty() ? "this machine" : "root " + visible(r.snapshot.root));
   for (const auto layer : r.checked_layers) {
     out += "\n";
     std::string head = fmt::format("{} {}", rules::to_string(layer), rules::layer_name(layer));

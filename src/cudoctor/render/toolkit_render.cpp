@@ -35,9 +35,13 @@ std::string quote(const std::string& s, bool fish) {
 }
 
 // A comment ends at a newline; what follows it would run.
-std::string comment_line(const std::string& comment) { return "# " + visible(comment) + "\n"; }
+std::string comment_line(const std::string& comment) {
+  return "# " + visible(comment) + "\n";
+}
 
-std::string join(const std::vector<std::string>& v, const char* sep) { return fmt::format("{}", fmt::join(v, sep)); }
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  return fmt::format("{}", fmt::join(v, sep));
+}
 
 std::string visible_join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
@@ -47,7 +51,8 @@ std::string visible_join(const std::vector<std::string>& v, const char* sep) {
 
 }  // namespace
 
-std::string toolkits_text(const snapshot::ToolkitFacts& f, const std::vector<std::pair<std::string, std::string>>& selected) {
+std::string toolkits_text(const snapshot::ToolkitFacts& f,
+                          const std::vector<std::pair<std::string, std::string>>& selected) {
   // Paths, versions and nvcc's answers come from the machine: escaped.
   std::string out;
   if (f.toolkits.empty()) out += "No CUDA toolkit found.\n";
@@ -102,13 +107,17 @@ std::string env_file(const plan::ShellEnv& e, const std::string& comment) {
   // For direnv (.envrc, bash) or a project env file: filters the shell's own PATH when it is
   // sourced, so entries added later are kept.
   std::string cases;
-  for (const auto& p : e.toolkit_prefixes) cases += (cases.empty() ? "" : "|") + quote(p, false) + "|" + quote(p, false) + "/*";
+  for (const auto& p : e.toolkit_prefixes)
+    cases += (cases.empty() ? "" : "|") + quote(p, false) + "|" + quote(p, false) + "/*";
   std::string out = comment_line(comment);
   out += "cudoctor_strip() { local out='' d; local IFS=:; for d in $1; do case \"$d\" in " +
-         (cases.empty() ? std::string("''") : cases) + ") ;; *) out=\"${out:+$out:}$d\" ;; esac; done; printf '%s' \"$out\"; }\n";
-  out += "export PATH=" + (e.chosen_bin.empty() ? std::string() : quote(e.chosen_bin, false) + ":") + "\"$(cudoctor_strip \"$PATH\")\"\n";
+         (cases.empty() ? std::string("''") : cases) +
+         ") ;; *) out=\"${out:+$out:}$d\" ;; esac; done; printf '%s' \"$out\"; }\n";
+  out += "export PATH=" + (e.chosen_bin.empty() ? std::string() : quote(e.chosen_bin, false) + ":") +
+         "\"$(cudoctor_strip \"$PATH\")\"\n";
   out += "export LD_LIBRARY_PATH=" + (e.chosen_lib.empty() ? std::string() : quote(e.chosen_lib, false)) +
-         "\"$(l=$(cudoctor_strip \"${LD_LIBRARY_PATH:-}\"); printf '%s' \"" + (e.chosen_lib.empty() ? "" : "${l:+:}") + "$l\")\"\n";
+         "\"$(l=$(cudoctor_strip \"${LD_LIBRARY_PATH:-}\"); printf '%s' \"" + (e.chosen_lib.empty() ? "" : "${l:+:}") +
+         "$l\")\"\n";
   out += e.cuda_home ? "export CUDA_HOME=" + quote(*e.cuda_home, false) + "\n" : "unset CUDA_HOME\n";
   out += "unset -f cudoctor_strip\n";
   return out;

@@ -47,6 +47,8 @@ constexpr CauseRow k_causes[] = {
 
 }  // namespace
 
-std::span<const CauseRow> causal_order() { return k_causes; }
+std::span<const CauseRow> causal_order() {
+  return k_causes;
+}
 
 }  // namespace cudoctor::report

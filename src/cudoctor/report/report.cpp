@@ -12,7 +12,9 @@ using rules::Finding;
 using rules::Layer;
 using rules::Severity;
 
-bool problem(const Finding& f) { return f.severity == Severity::warn || f.severity == Severity::error; }
+bool problem(const Finding& f) {
+  return f.severity == Severity::warn || f.severity == Severity::error;
+}
 
 // "L1" -> Layer::L1; nullopt for a finding id.
 std::optional<Layer> layer_pattern(std::string_view s) {
@@ -26,7 +28,7 @@ bool effect_matches(std::string_view effect, const Finding& f) {
 }
 
 class Causes {
-public:
+ public:
   explicit Causes(std::vector<Finding>& fs) : m_fs(fs) {}
 
   // Layer by layer from the bottom, so that a layer's root is known before the layers above
@@ -43,7 +45,7 @@ public:
   }
   const Finding* root_of(Layer l) const { return m_roots[static_cast<int>(l)]; }
 
-private:
+ private:
   // The most causal error of a layer: the first that follows from nothing, and is not one that
   // only ever follows from its own layer's other errors (NVML after the module, say).
   const Finding* root(Layer layer) const {
@@ -144,6 +146,8 @@ Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb) {
   return r;
 }
 
-int exit_code(const Report& r) { return r.verdict.healthy ? 0 : 1; }
+int exit_code(const Report& r) {
+  return r.verdict.healthy ? 0 : 1;
+}
 
 }  // namespace cudoctor::report

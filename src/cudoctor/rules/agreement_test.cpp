@@ -123,7 +123,8 @@ TEST(PlanAgreesWithCheck, Cu117BuildsRunOnAdaThroughSm86) {
     for (const auto& r : fw->releases)
       for (const auto& v : r.variants)
         if (r.version == release && v.cuda.str() == "11.7") {
-          const auto rep = report::build(machine(testing::h200_snapshot(), kb, *laptop, *Version::parse("535.104.05"), *fw, r, v), kb);
+          const auto rep = report::build(
+              machine(testing::h200_snapshot(), kb, *laptop, *Version::parse("535.104.05"), *fw, r, v), kb);
           EXPECT_TRUE(rep.verdict.healthy) << release << ": " << rep.verdict.summary;
           const auto* found = testing::find_finding(rep.findings, "framework-found");
           ASSERT_NE(found, nullptr);

@@ -66,8 +66,10 @@ constexpr CatalogEntry k_catalog[] = {
     {"framework-two-cuda-runtimes", L::L3, S::warn, "Two CUDA runtimes of different majors in one process"},
     {"framework-cuda-too-new-for-driver", L::L3, S::error, "The framework's CUDA needs a newer driver"},
     {"framework-no-kernels-for-gpu", L::L3, S::error, "The framework has no kernels for this GPU"},
-    {"framework-ptx-jit-unavailable", L::L3, S::error, "The framework reaches this GPU only through PTX the driver cannot JIT"},
-    {"framework-cuda-beyond-gpu-branch", L::L3, S::error, "The framework's CUDA needs a driver newer than this GPU's last branch"},
+    {"framework-ptx-jit-unavailable", L::L3, S::error,
+     "The framework reaches this GPU only through PTX the driver cannot JIT"},
+    {"framework-cuda-beyond-gpu-branch", L::L3, S::error,
+     "The framework's CUDA needs a driver newer than this GPU's last branch"},
     {"framework-library-older", L::L3, S::warn, "A CUDA library is older than the framework was built against"},
     {"no-framework", L::L3, S::info, "No deep-learning framework found"},
     {"python-envs-not-inspected", L::L3, S::info, "Some Python environments were not inspected"},
@@ -102,7 +104,9 @@ constexpr CatalogEntry k_catalog[] = {
 
 }  // namespace
 
-std::span<const CatalogEntry> catalog() { return k_catalog; }
+std::span<const CatalogEntry> catalog() {
+  return k_catalog;
+}
 
 const CatalogEntry& catalog_entry(std::string_view id) {
   for (const auto& e : k_catalog)

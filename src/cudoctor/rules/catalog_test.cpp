@@ -22,9 +22,12 @@ TEST(Catalog, EveryIdIsDocumented) {
   std::stringstream ss;
   ss << in.rdbuf();
   for (const auto& e : catalog())
-    EXPECT_NE(ss.str().find("### `" + std::string(e.id) + "`"), std::string::npos) << e.id << " not in docs/findings.md";
+    EXPECT_NE(ss.str().find("### `" + std::string(e.id) + "`"), std::string::npos)
+        << e.id << " not in docs/findings.md";
 }
 
-TEST(Catalog, UnknownIdIsABug) { EXPECT_THROW(make_finding("nonexistent"), std::logic_error); }
+TEST(Catalog, UnknownIdIsABug) {
+  EXPECT_THROW(make_finding("nonexistent"), std::logic_error);
+}
 
 }  // namespace cudoctor::rules

@@ -37,8 +37,9 @@ void no_gpu_rule(const View& v, std::vector<Finding>& out) {
         "toolkit or framework on it can use a GPU.",
         h.hypervisor.kind == "unknown" ? "" : " (" + h.hypervisor.kind + ")",
         v.in_container ? fmt::format(", and cudoctor runs in a {} container inside it", h.container.kind) : "");
-    f.fix = {"Run on an instance type that has an NVIDIA GPU, or pass a GPU through to this VM; nothing inside the "
-             "VM can make one appear."};
+    f.fix = {
+        "Run on an instance type that has an NVIDIA GPU, or pass a GPU through to this VM; nothing inside the "
+        "VM can make one appear."};
   } else if (v.in_container) {
     f.detail = fmt::format(
         "A {} container sees the host's PCI bus through /sys, and it shows no NVIDIA GPU: the host itself has none "
@@ -51,11 +52,13 @@ void no_gpu_rule(const View& v, std::vector<Finding>& out) {
         "firmware or a GPU-switching tool sets integrated-only mode; on a desktop, check the card is seated and "
         "powered.",
         others.front().vendor_name.empty() ? "another vendor's GPU" : others.front().vendor_name + "'s GPU");
-    f.fix = {"Enable the discrete GPU (firmware setup: hybrid or discrete mode; or the switching tool's hybrid mode: "
-             "envycontrol --query, supergfxctl --get or prime-select query shows it), then reboot."};
+    f.fix = {
+        "Enable the discrete GPU (firmware setup: hybrid or discrete mode; or the switching tool's hybrid mode: "
+        "envycontrol --query, supergfxctl --get or prime-select query shows it), then reboot."};
   } else {
-    f.detail = "No display or 3D controller from NVIDIA is on the PCI bus: the GPU is absent, not seated or powered, "
-               "or disabled in the firmware.";
+    f.detail =
+        "No display or 3D controller from NVIDIA is on the PCI bus: the GPU is absent, not seated or powered, "
+        "or disabled in the firmware.";
     f.fix = {"Check the card is seated and powered and enabled in the firmware setup."};
   }
   // Listing the bus only looks: a check, with lspci where it is installed.
@@ -76,10 +79,12 @@ bool driver_vs_gpu_rule(const View& v, const Gpu& g, const kb::KnowledgeBase& kb
   const auto cc = fmt::format("compute capability {}", model->cc.str());
   if (mismatch->too_old) {
     auto f = make_finding("driver-too-old-for-gpu");
-    f.title = fmt::format("Driver {} is older than GPU {} ({} needs ≥ {})", driver->str(), gpu_label(g), cc, need->str());
-    f.detail = fmt::format("{} GPUs arrived with CUDA {}; no driver before {} can drive them, so the module leaves the GPU "
-                           "unbound.",
-                           arch ? arch->name : "These", kb.arch_cc(model->cc)->first_cuda.str(), need->str());
+    f.title =
+        fmt::format("Driver {} is older than GPU {} ({} needs ≥ {})", driver->str(), gpu_label(g), cc, need->str());
+    f.detail = fmt::format(
+        "{} GPUs arrived with CUDA {}; no driver before {} can drive them, so the module leaves the GPU "
+        "unbound.",
+        arch ? arch->name : "These", kb.arch_cc(model->cc)->first_cuda.str(), need->str());
     f.evidence = {pci_evidence(g.pci), v.snap.driver.kernel_module.version_line,
                   fmt::format("knowledge base: {} = {}, {}", model->name, arch ? arch->name : "?", cc)};
     f.fix = l1::driver_too_old_fix(v.m, *need);
@@ -106,8 +111,9 @@ void binding_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findi
     if (d.driver == "nouveau") {
       auto f = make_finding("nouveau-bound");
       f.title = fmt::format("nouveau holds GPU {}", gpu_label(*g));
-      f.detail = "nouveau, the open-source driver, has no CUDA support; while it is bound the NVIDIA module cannot "
-                 "take the GPU.";
+      f.detail =
+          "nouveau, the open-source driver, has no CUDA support; while it is bound the NVIDIA module cannot "
+          "take the GPU.";
       f.evidence = {pci_evidence(d), modules_evidence(v)};
       f.fix = l1::nouveau_fix(v.m, kb);
       out.push_back(std::move(f));
@@ -123,8 +129,9 @@ void binding_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findi
     } else if (d.driver.empty() && v.nvidia_loaded && !v.in_container) {
       auto f = make_finding("gpu-not-bound");
       f.title = fmt::format("The nvidia module did not take GPU {}", gpu_label(*g));
-      f.detail = "The module is loaded but no driver is bound to this GPU. Usually the driver is too old to know "
-                 "this GPU, or the GPU failed to initialise; the kernel log says which.";
+      f.detail =
+          "The module is loaded but no driver is bound to this GPU. Usually the driver is too old to know "
+          "this GPU, or the GPU failed to initialise; the kernel log says which.";
       f.evidence = {pci_evidence(d), v.snap.driver.kernel_module.version_line};
       f.fix = l1::unbound_fix(v.m);
       out.push_back(std::move(f));
@@ -164,27 +171,31 @@ void module_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findin
   Finding f;
   if (v.in_container) {
     f = make_finding("nvidia-module-not-loaded");
-    f.detail = fmt::format("Containers use the host's kernel; the host has no NVIDIA module loaded, so the GPU "
-                           "cannot be used from this {} container or from the host.",
-                           h.container.kind);
+    f.detail = fmt::format(
+        "Containers use the host's kernel; the host has no NVIDIA module loaded, so the GPU "
+        "cannot be used from this {} container or from the host.",
+        h.container.kind);
     f.fix = l1::module_on_host_fix();
   } else if (!blocks.empty()) {
     f = make_finding("nvidia-module-blacklisted");
     for (const auto* b : blocks) f.evidence.push_back(fmt::format("{}: {}", b->source, b->line));
-    f.detail = "A modprobe configuration or kernel parameter keeps the module from loading (often left over from a "
-               "switch to integrated graphics).";
+    f.detail =
+        "A modprobe configuration or kernel parameter keeps the module from loading (often left over from a "
+        "switch to integrated graphics).";
     f.fix = l1::blacklist_fix(v.m, blocks);
   } else if (h.secure_boot.value_or(false)) {
     f = make_finding("module-blocked-by-secure-boot");
-    f.detail = "With Secure Boot on, the kernel refuses modules not signed by a key it trusts; a driver built by "
-               "DKMS is signed with a machine-owner key (MOK) that must be enrolled first.";
+    f.detail =
+        "With Secure Boot on, the kernel refuses modules not signed by a key it trusts; a driver built by "
+        "DKMS is signed with a machine-owner key (MOK) that must be enrolled first.";
     f.fix = l1::secure_boot_fix(v.m);
   } else {
     f = make_finding("nvidia-module-not-loaded");
     if (drv.module_files.empty()) {
-      f.detail = fmt::format("No nvidia.ko is installed for the running kernel {}: the driver is not installed, or it "
-                             "was built for another kernel (a kernel update without DKMS rebuilding it).",
-                             h.kernel);
+      f.detail = fmt::format(
+          "No nvidia.ko is installed for the running kernel {}: the driver is not installed, or it "
+          "was built for another kernel (a kernel update without DKMS rebuilding it).",
+          h.kernel);
       f.fix = l1::module_not_loaded_fix(v.m, kb, false);
     } else {
       f.detail = "The module is installed for this kernel but not loaded; loading it by hand shows why it failed.";
@@ -214,13 +225,15 @@ void capability_rule(const View& v, std::vector<Finding>& out) {
   }
   const auto value = util::printable(var->value);
   auto f = make_finding("container-capability-missing");
-  f.title = fmt::format("The container asks for the driver capabilities \"{}\", without compute: no libcuda.so.1 is "
-                        "mounted",
-                        value);
-  f.detail = fmt::format("The NVIDIA Container Toolkit mounts the driver's files by the capabilities the container asks "
-                         "for: compute brings libcuda.so.1 and /dev/nvidia-uvm, utility NVML and nvidia-smi. Without "
-                         "compute (or all) CUDA cannot start in this {} container{}.",
-                         v.snap.host.container.kind, utility ? ", though nvidia-smi works" : "");
+  f.title = fmt::format(
+      "The container asks for the driver capabilities \"{}\", without compute: no libcuda.so.1 is "
+      "mounted",
+      value);
+  f.detail = fmt::format(
+      "The NVIDIA Container Toolkit mounts the driver's files by the capabilities the container asks "
+      "for: compute brings libcuda.so.1 and /dev/nvidia-uvm, utility NVML and nvidia-smi. Without "
+      "compute (or all) CUDA cannot start in this {} container{}.",
+      v.snap.host.container.kind, utility ? ", though nvidia-smi works" : "");
   f.evidence.push_back(fmt::format("NVIDIA_DRIVER_CAPABILITIES={} ({})", value, var->source));
   if (!v.library("libcuda.so.1")) f.evidence.emplace_back("libcuda.so.1: not found by the loader");
   f.fix = l1::capability_fix(v.snap.host.container.kind, *var);
@@ -234,9 +247,10 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
   const auto* ctl = v.node("/dev/nvidiactl");
   if (v.in_container && !ctl) {
     auto f = make_finding("container-no-gpu-access");
-    f.detail = fmt::format("The host has the GPU and its driver (the PCI bus and the kernel module show through), "
-                           "but this {} container has no /dev/nvidia* devices{}: it was started without GPUs.",
-                           v.snap.host.container.kind, v.library("libcuda.so.1") ? "" : " and no libcuda.so.1");
+    f.detail = fmt::format(
+        "The host has the GPU and its driver (the PCI bus and the kernel module show through), "
+        "but this {} container has no /dev/nvidia* devices{}: it was started without GPUs.",
+        v.snap.host.container.kind, v.library("libcuda.so.1") ? "" : " and no libcuda.so.1");
     for (const auto* g : v.pci_gpus) f.evidence.push_back(pci_evidence(g->pci));
     if (!drv.kernel_module.version_line.empty())
       f.evidence.push_back("/proc/driver/nvidia/version: " + drv.kernel_module.version_line);
@@ -264,8 +278,7 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
       ++numbered;
     evidence.push_back(node_evidence(n));
   }
-  if (numbered < bound)
-    missing.push_back(fmt::format("/dev/nvidiaN for {} of {} GPUs", bound - numbered, bound));
+  if (numbered < bound) missing.push_back(fmt::format("/dev/nvidiaN for {} of {} GPUs", bound - numbered, bound));
   std::vector<unsigned> missing_minors;
   if (numbered < bound)
     for (unsigned i = 0; i < bound; ++i)
@@ -276,13 +289,15 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
   if (!uvm_module || !uvm) {
     auto f = make_finding("uvm-module-not-loaded");
     f.title = !uvm_module ? "nvidia-uvm is not loaded" : "/dev/nvidia-uvm is missing";
-    f.detail = "CUDA needs the nvidia-uvm module and its device node; without them cuInit fails (often as error 999, "
-               "\"unknown error\", e.g. after a suspend/resume).";
+    f.detail =
+        "CUDA needs the nvidia-uvm module and its device node; without them cuInit fails (often as error 999, "
+        "\"unknown error\", e.g. after a suspend/resume).";
     if (helper) {
       f.severity = Severity::warn;
-      f.detail += fmt::format(" {} is installed setuid root, so the first CUDA program loads it itself; if that "
-                              "fails, load it by hand.",
-                              drv.nvidia_modprobe);
+      f.detail += fmt::format(
+          " {} is installed setuid root, so the first CUDA program loads it itself; if that "
+          "fails, load it by hand.",
+          drv.nvidia_modprobe);
     }
     f.evidence = {modules_evidence(v), uvm ? node_evidence(*uvm) : "/dev/nvidia-uvm: missing"};
     f.fix = l1::uvm_fix(v.m, uvm_module, uvm != nullptr);
@@ -294,9 +309,10 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
     f.detail = "CUDA opens /dev/nvidiactl and one /dev/nvidiaN per GPU.";
     if (helper) {
       f.severity = Severity::warn;
-      f.detail += fmt::format(" {} is installed setuid root, so the first CUDA program creates them; they are "
-                              "created at boot when nvidia-persistenced runs.",
-                              drv.nvidia_modprobe);
+      f.detail += fmt::format(
+          " {} is installed setuid root, so the first CUDA program creates them; they are "
+          "created at boot when nvidia-persistenced runs.",
+          drv.nvidia_modprobe);
     } else {
       f.detail += " Without a setuid nvidia-modprobe nothing creates them for an ordinary user.";
     }
@@ -353,19 +369,23 @@ void library_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findi
     f.fix = l1::library_missing_fix(v.m, kb, entry, f.title);
     const bool candidate = entry && !entry->candidates.empty();
     if (v.wsl2) {
-      f.detail = "Under WSL2 libcuda.so.1 comes from the Windows driver in /usr/lib/wsl/lib; it is missing or not "
-                 "on the loader's path.";
+      f.detail =
+          "Under WSL2 libcuda.so.1 comes from the Windows driver in /usr/lib/wsl/lib; it is missing or not "
+          "on the loader's path.";
     } else if (v.in_container) {
-      f.detail = "The devices were passed in but not the driver libraries: the NVIDIA Container Toolkit mounts them "
-                 "when the container asks for the compute capability.";
+      f.detail =
+          "The devices were passed in but not the driver libraries: the NVIDIA Container Toolkit mounts them "
+          "when the container asks for the compute capability.";
     } else if (candidate) {
-      f.detail = fmt::format("The kernel module {}is loaded and the user-space half of the driver is on disk, but the "
-                             "loader cannot take it, so every CUDA program fails to load libcuda.so.1.",
-                             kver.empty() ? "" : kver + " ");
+      f.detail = fmt::format(
+          "The kernel module {}is loaded and the user-space half of the driver is on disk, but the "
+          "loader cannot take it, so every CUDA program fails to load libcuda.so.1.",
+          kver.empty() ? "" : kver + " ");
     } else {
-      f.detail = fmt::format("The kernel module {}is loaded but the user-space half of the same driver is not "
-                             "installed where the loader looks, so every CUDA program fails.",
-                             kver.empty() ? "" : kver + " ");
+      f.detail = fmt::format(
+          "The kernel module {}is loaded but the user-space half of the same driver is not "
+          "installed where the loader looks, so every CUDA program fails.",
+          kver.empty() ? "" : kver + " ");
     }
     out.push_back(std::move(f));
     return;
@@ -384,15 +404,18 @@ void library_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findi
     if (!mismatched.empty())
       f.title = fmt::format("Kernel module {} but user-space driver {}", kver,
                             (cuda->version != kver && !cuda->version.empty()) ? cuda->version : nvml->version);
-    f.detail = "The driver was upgraded but the running kernel still has the old module: every CUDA call and "
-               "nvidia-smi fail (\"Failed to initialize NVML: Driver/library version mismatch\") until the new "
-               "module is loaded.";
+    f.detail =
+        "The driver was upgraded but the running kernel still has the old module: every CUDA call and "
+        "nvidia-smi fail (\"Failed to initialize NVML: Driver/library version mismatch\") until the new "
+        "module is loaded.";
     if (v.in_container)
-      f.detail += " In a container the libraries should be the host's, mounted by the runtime; a libcuda baked into "
-                  "the image is another cause.";
+      f.detail +=
+          " In a container the libraries should be the host's, mounted by the runtime; a libcuda baked into "
+          "the image is another cause.";
     f.evidence.push_back(fmt::format("{}: {}", drv.kernel_module.version_source, drv.kernel_module.version_line));
     for (const auto& m : mismatched) f.evidence.push_back("user space: " + m);
-    if (nvml_says) f.evidence.push_back(fmt::format("nvmlInit: {} ({})", drv.nvml.init_error_string, drv.nvml.init_error_name));
+    if (nvml_says)
+      f.evidence.push_back(fmt::format("nvmlInit: {} ({})", drv.nvml.init_error_string, drv.nvml.init_error_name));
     f.fix = l1::version_mismatch_fix(v.m);
     out.push_back(std::move(f));
     return;
@@ -419,11 +442,13 @@ std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBas
       out.push_back(std::move(f));
     } else {
       auto f = make_finding("wsl-no-gpu-device");
-      f.detail = "WSL2 reaches the GPU through /dev/dxg, which the Windows side provides when a WSL-capable NVIDIA "
-                 "driver is installed on Windows.";
+      f.detail =
+          "WSL2 reaches the GPU through /dev/dxg, which the Windows side provides when a WSL-capable NVIDIA "
+          "driver is installed on Windows.";
       f.evidence.emplace_back("/dev/dxg: missing");
-      f.fix = {"From Windows: install the current NVIDIA driver, run wsl --update, then wsl --shutdown, and reopen the "
-               "distribution."};
+      f.fix = {
+          "From Windows: install the current NVIDIA driver, run wsl --update, then wsl --shutdown, and reopen the "
+          "distribution."};
       out.push_back(std::move(f));
       l1::nvml_rules(v, kb, true, out);
       return out;

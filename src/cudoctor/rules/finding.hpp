@@ -27,8 +27,8 @@ struct Finding {
   std::string id;  // stable kebab-case catalog id
   Layer layer = Layer::L0;
   Severity severity = Severity::info;
-  std::string title;   // one line: what is wrong (or right)
-  std::string detail;  // why it matters and what it means here
+  std::string title;                  // one line: what is wrong (or right)
+  std::string detail;                 // why it matters and what it means here
   std::vector<std::string> evidence;  // "file: value" lines the conclusion rests on
   Fix fix;
   // The id of the finding this one follows from (set by report::build from its causal

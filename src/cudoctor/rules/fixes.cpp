@@ -34,7 +34,8 @@ std::string as_root(const view::Machine& m, std::string_view cmd) {
 }
 
 std::string install_packages(const view::Machine& m, const Packages& p) {
-  const auto& names = m.distro_family == "debian" ? (m.snap.host.os_id == "ubuntu" || m.is_like("ubuntu") ? p.ubuntu : p.debian)
+  const auto& names = m.distro_family == "debian"
+                          ? (m.snap.host.os_id == "ubuntu" || m.is_like("ubuntu") ? p.ubuntu : p.debian)
                       : m.distro_family == "fedora" ? p.fedora
                       : m.distro_family == "suse"   ? p.suse
                       : m.distro_family == "arch"   ? p.arch
@@ -47,15 +48,19 @@ std::string install_packages(const view::Machine& m, const Packages& p) {
     list += " " + n;
   }
   switch (m.package_manager) {
-    case view::PackageManager::apt: return as_root(m, std::string(installed ? "apt-get install --reinstall" : "apt-get install") + list);
+    case view::PackageManager::apt:
+      return as_root(m, std::string(installed ? "apt-get install --reinstall" : "apt-get install") + list);
     case view::PackageManager::dnf:
     case view::PackageManager::yum: {
       const auto tool = m.package_manager == view::PackageManager::dnf ? "dnf" : "yum";
       return as_root(m, fmt::format("{} {}{}", tool, installed ? "reinstall" : "install", list));
     }
-    case view::PackageManager::zypper: return as_root(m, std::string(installed ? "zypper install -f" : "zypper install") + list);
-    case view::PackageManager::pacman: return as_root(m, "pacman -S" + list);
-    case view::PackageManager::unknown: break;
+    case view::PackageManager::zypper:
+      return as_root(m, std::string(installed ? "zypper install -f" : "zypper install") + list);
+    case view::PackageManager::pacman:
+      return as_root(m, "pacman -S" + list);
+    case view::PackageManager::unknown:
+      break;
   }
   return "";
 }
@@ -63,15 +68,22 @@ std::string install_packages(const view::Machine& m, const Packages& p) {
 std::string rebuild_initramfs(const view::Machine& m) {
   auto tool = m.initramfs;
   if (tool == view::Initramfs::unknown) {
-    if (m.has_tool("update-initramfs")) tool = view::Initramfs::update_initramfs;
-    else if (m.has_tool("dracut")) tool = view::Initramfs::dracut;
-    else if (m.has_tool("mkinitcpio")) tool = view::Initramfs::mkinitcpio;
+    if (m.has_tool("update-initramfs"))
+      tool = view::Initramfs::update_initramfs;
+    else if (m.has_tool("dracut"))
+      tool = view::Initramfs::dracut;
+    else if (m.has_tool("mkinitcpio"))
+      tool = view::Initramfs::mkinitcpio;
   }
   switch (tool) {
-    case view::Initramfs::update_initramfs: return as_root(m, "update-initramfs -u");
-    case view::Initramfs::dracut: return as_root(m, "dracut --force");
-    case view::Initramfs::mkinitcpio: return as_root(m, "mkinitcpio -P");
-    case view::Initramfs::unknown: break;
+    case view::Initramfs::update_initramfs:
+      return as_root(m, "update-initramfs -u");
+    case view::Initramfs::dracut:
+      return as_root(m, "dracut --force");
+    case view::Initramfs::mkinitcpio:
+      return as_root(m, "mkinitcpio -P");
+    case view::Initramfs::unknown:
+      break;
   }
   return "";
 }
@@ -94,7 +106,10 @@ std::vector<std::string> pip_install(const view::Machine& m, const snapshot::Pyt
     out.push_back(fmt::format("{} -m venv ~/.venvs/gpu", python));
     python = "~/.venvs/gpu/bin/python";
   } else if (replacing && replacing->installer == "conda" && !replacing->inherited) {
-    const char* conda = m.has_tool("conda") ? "conda" : m.has_tool("mamba") ? "mamba" : m.has_tool("micromamba") ? "micromamba" : "conda";
+    const char* conda = m.has_tool("conda")        ? "conda"
+                        : m.has_tool("mamba")      ? "mamba"
+                        : m.has_tool("micromamba") ? "micromamba"
+                                                   : "conda";
     out.push_back(fmt::format("{} remove -y -p {} {}", conda, shell_quote(env.prefix), conda_name(replacing->name)));
   }
   out.push_back(fmt::format("{} -m pip {}", python, rest));

@@ -165,23 +165,26 @@ bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Pyth
   bool broken = false;
   for (const auto& cc : ccs) {
     const std::optional<util::Version> gpu = cc.parts.empty() ? std::nullopt : std::optional(cc);
-    auto fit = plan::fit_build(kb, plan::Machine{gpu, m.driver.version, m.jit_disabled}, *cuda, gpu ? kernels : std::nullopt);
+    auto fit =
+        plan::fit_build(kb, plan::Machine{gpu, m.driver.version, m.jit_disabled}, *cuda, gpu ? kernels : std::nullopt);
     // Without its binaries' kernels, only the driver's half of the judgement is a fact.
     if (fit.stop == plan::Stop::kernels && !kernels)
       fit = plan::fit_build(kb, plan::Machine{std::nullopt, m.driver.version, m.jit_disabled}, *cuda, std::nullopt);
     const auto install = fit.stop == plan::Stop::none ? std::vector<std::string>() : install_commands(m, kb, env, f);
     switch (fit.stop) {
       case plan::Stop::none:
-      case plan::Stop::driver_vs_gpu: break;  // L1 reports a driver that cannot run the GPU
+      case plan::Stop::driver_vs_gpu:
+        break;  // L1 reports a driver that cannot run the GPU
       case plan::Stop::kernels: {
         // Only what its binaries show: without them, what its CUDA can compile is a bound, not a fact.
         if (!kernels) break;
         auto x = make_finding("framework-no-kernels-for-gpu");
         x.title = fmt::format("{} has no kernels for {} (compute capability {})", who, plan::sm(*gpu), gpu->str());
-        x.detail = fmt::format("Its binaries carry {} and PTX {}: nothing that runs on this GPU. Kernels fail with "
-                               "\"no kernel image is available for execution on the device\".",
-                               f.sm_archs.empty() ? "no cubins" : fmt::format("cubins for {}", fmt::join(f.sm_archs, " ")),
-                               f.ptx_archs.empty() ? "none" : fmt::format("{}", fmt::join(f.ptx_archs, " ")));
+        x.detail = fmt::format(
+            "Its binaries carry {} and PTX {}: nothing that runs on this GPU. Kernels fail with "
+            "\"no kernel image is available for execution on the device\".",
+            f.sm_archs.empty() ? "no cubins" : fmt::format("cubins for {}", fmt::join(f.sm_archs, " ")),
+            f.ptx_archs.empty() ? "none" : fmt::format("{}", fmt::join(f.ptx_archs, " ")));
         x.evidence = base_ev;
         x.fix = {install_text(m, env, f, "Install a build whose architecture list includes this GPU"), install};
         out.push_back(std::move(x));
@@ -191,15 +194,16 @@ bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Pyth
       case plan::Stop::ptx_jit: {
         auto x = make_finding("framework-ptx-jit-unavailable");
         x.title = fmt::format("{} {}", who, fit.why);
-        x.detail = fmt::format("Its binaries have no cubin for {}, only PTX, which the driver must JIT-compile when the "
-                               "program loads. Kernels fail with \"the provided PTX was compiled with an unsupported "
-                               "toolchain\" or \"no kernel image is available\".",
-                               plan::sm(*gpu));
+        x.detail = fmt::format(
+            "Its binaries have no cubin for {}, only PTX, which the driver must JIT-compile when the "
+            "program loads. Kernels fail with \"the provided PTX was compiled with an unsupported "
+            "toolchain\" or \"no kernel image is available\".",
+            plan::sm(*gpu));
         x.evidence = base_ev;
-        x.evidence.push_back(fmt::format("{}; driver {}", fit.kernels && fit.kernels->ptx_denied
-                                                            ? "PTX " + fit.kernels->ptx_denied->name()
-                                                            : std::string("PTX only"),
-                                         m.driver.version ? m.driver.version->str() : "?"));
+        x.evidence.push_back(fmt::format(
+            "{}; driver {}",
+            fit.kernels && fit.kernels->ptx_denied ? "PTX " + fit.kernels->ptx_denied->name() : std::string("PTX only"),
+            m.driver.version ? m.driver.version->str() : "?"));
         const auto cubins = fmt::format("install a build with cubins for {}", plan::sm(*gpu));
         x.fix = {fit.unlock_driver ? fmt::format("Upgrade the driver to ≥ {}, or {}", fit.unlock_driver->str(),
                                                  install_text(m, env, f, cubins))
@@ -216,12 +220,13 @@ bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Pyth
         const bool branch = fit.stop == plan::Stop::gpu_branch;
         auto x = make_finding(branch ? "framework-cuda-beyond-gpu-branch" : "framework-cuda-too-new-for-driver");
         x.title = branch ? fmt::format("{} is built for CUDA {}, which {}", who, f.cuda, fit.why)
-                         : fmt::format("{} is built for CUDA {}, which needs driver ≥ {}; this driver is {}", who, f.cuda,
-                                       fit.need.str(), m.driver.version->str());
+                         : fmt::format("{} is built for CUDA {}, which needs driver ≥ {}; this driver is {}", who,
+                                       f.cuda, fit.need.str(), m.driver.version->str());
         x.detail = "CUDA initialisation fails with error 35; torch.cuda.is_available() is False.";
         x.evidence = base_ev;
         if (m.driver.version)
-          x.evidence.push_back(fmt::format("driver {} ({})", m.driver.version->str(), view::to_string(m.driver.witness)));
+          x.evidence.push_back(
+              fmt::format("driver {} ({})", m.driver.version->str(), view::to_string(m.driver.witness)));
         x.fix = {
             branch
                 ? install_text(m, env, f, "Install a build for a CUDA that this GPU's last driver branch supports")
@@ -258,9 +263,10 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
       ++count;
       if (&env != path_env && !f.inherited && reported_in_path_venv.count(f.location)) continue;
       const auto who = label(f, env);
-      std::vector<std::string> base_ev = {fmt::format("{}: version {}, CUDA {}{}", f.source, f.version,
-                                                      f.cuda.empty() ? "none" : f.cuda, f.hip.empty() ? "" : ", ROCm " + f.hip),
-                                          "location: " + f.location};
+      std::vector<std::string> base_ev = {
+          fmt::format("{}: version {}, CUDA {}{}", f.source, f.version, f.cuda.empty() ? "none" : f.cuda,
+                      f.hip.empty() ? "" : ", ROCm " + f.hip),
+          "location: " + f.location};
       if (!f.hip.empty() && nvidia) {
         auto x = make_finding("framework-rocm-build");
         x.title = fmt::format("{} is a ROCm (AMD) build", who);
@@ -273,9 +279,10 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
       if (f.cuda.empty() && (f.name == "torch" || f.name == "tensorflow" || f.name == "jax")) {
         auto x = make_finding("cpu-only-build");
         x.title = fmt::format("{} is a CPU-only build", who);
-        x.detail = f.name == "torch" ? "torch.cuda.is_available() is False and CUDA calls raise \"Torch not compiled with CUDA "
-                                       "enabled\", whatever the GPU and driver."
-                                     : "It was built without CUDA, so it never uses a GPU.";
+        x.detail = f.name == "torch"
+                       ? "torch.cuda.is_available() is False and CUDA calls raise \"Torch not compiled with CUDA "
+                         "enabled\", whatever the GPU and driver."
+                       : "It was built without CUDA, so it never uses a GPU.";
         const auto kind = m.env_kind(env);
         if (kind == view::EnvKind::system)
           x.detail += " It comes from the distribution's package, which is built for the CPU.";
@@ -385,8 +392,9 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
       if (runtimes.size() > 1) {
         auto x = make_finding("framework-two-cuda-runtimes");
         x.title = fmt::format("{} loads {}", who, fmt::join(runtimes, " and "));
-        x.detail = "Two CUDA runtimes of different majors in one process keep separate state; device memory and "
-                   "streams of one are invalid in the other.";
+        x.detail =
+            "Two CUDA runtimes of different majors in one process keep separate state; device memory and "
+            "streams of one are invalid in the other.";
         x.evidence = lib_evidence(f);
         out.push_back(std::move(x));
       }
@@ -428,7 +436,8 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
     constexpr std::size_t k_named = 20;
     for (std::size_t i = 0; i < py.envs.size() && i < k_named; ++i)
       x.evidence.push_back(py.envs[i].prefix + " (" + fmt::format("{}", fmt::join(py.envs[i].found_by, ", ")) + ")");
-    if (py.envs.size() > k_named) x.evidence.push_back(fmt::format("and {} more environments", py.envs.size() - k_named));
+    if (py.envs.size() > k_named)
+      x.evidence.push_back(fmt::format("and {} more environments", py.envs.size() - k_named));
     out.push_back(std::move(x));
   }
   if (!py.lists_cut.empty()) {
@@ -439,13 +448,15 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
       x.evidence.push_back(fmt::format("{}: {} entries, the first {} inspected", c.source, c.entries, c.inspected));
     }
     const auto& first = py.lists_cut.front();
-    x.title = py.lists_cut.size() == 1
-                  ? fmt::format("{} entries not inspected: {} lists {} Python environments", skipped, first.source, first.entries)
-                  : fmt::format("{} entries not inspected in {} lists of Python environments", skipped, py.lists_cut.size());
-    x.detail = fmt::format("cudoctor inspects the first {} entries of each list of environments, so that a directory "
-                           "anyone can write to cannot make a run take minutes; a framework in an environment past "
-                           "them is not reported.",
-                           first.inspected);
+    x.title = py.lists_cut.size() == 1 ? fmt::format("{} entries not inspected: {} lists {} Python environments",
+                                                     skipped, first.source, first.entries)
+                                       : fmt::format("{} entries not inspected in {} lists of Python environments",
+                                                     skipped, py.lists_cut.size());
+    x.detail = fmt::format(
+        "cudoctor inspects the first {} entries of each list of environments, so that a directory "
+        "anyone can write to cannot make a run take minutes; a framework in an environment past "
+        "them is not reported.",
+        first.inspected);
     x.fix = {"Name the environment to inspect: cudoctor --python ENVIRONMENT/bin/python3.", {}};
     out.push_back(std::move(x));
   }
@@ -459,8 +470,9 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
     if (!elsewhere.empty()) {
       auto x = make_finding("python-on-path-lacks-framework");
       x.title = fmt::format("python3 on PATH ({}) has no framework; {}", py.path_python, elsewhere.front());
-      x.detail = "`python3` runs an interpreter whose environment has none of the frameworks installed elsewhere, so "
-                 "\"import torch\" fails or picks another copy.";
+      x.detail =
+          "`python3` runs an interpreter whose environment has none of the frameworks installed elsewhere, so "
+          "\"import torch\" fails or picks another copy.";
       x.evidence = {"python3 on PATH: " + py.path_python + " -> " + py.path_python_env};
       for (const auto& e : elsewhere) x.evidence.push_back("found: " + e);
       x.fix = {"Run the interpreter that has it, or activate its environment.", {}};

@@ -9,9 +9,10 @@ namespace {
 
 // Sources that describe the driver layer; everything else unreadable belongs to the host.
 bool is_driver_source(const std::string& path) {
-  return path.starts_with("/sys/bus/pci") || path.starts_with("/proc/driver/nvidia") || path.starts_with("/proc/modules") ||
-         path.starts_with("/sys/module") || path.starts_with("/dev/") || path.starts_with("/etc/modprobe.d") ||
-         path.starts_with("/usr/share/misc/pci.ids") || path.starts_with("/usr/share/hwdata");
+  return path.starts_with("/sys/bus/pci") || path.starts_with("/proc/driver/nvidia") ||
+         path.starts_with("/proc/modules") || path.starts_with("/sys/module") || path.starts_with("/dev/") ||
+         path.starts_with("/etc/modprobe.d") || path.starts_with("/usr/share/misc/pci.ids") ||
+         path.starts_with("/usr/share/hwdata");
 }
 
 }  // namespace
@@ -34,8 +35,9 @@ std::vector<Finding> host_rules(const view::Machine& m) {
   if (!h.container.kind.empty()) {
     auto f = make_finding("in-container");
     f.title = fmt::format("Running inside a {} container", h.container.kind);
-    f.detail = "The GPU, its device nodes and the user-space driver reach a container only when its runtime passes "
-               "them in; the kernel module is always the host's.";
+    f.detail =
+        "The GPU, its device nodes and the user-space driver reach a container only when its runtime passes "
+        "them in; the kernel module is always the host's.";
     f.evidence = h.container.evidence;
     out.push_back(std::move(f));
   }
@@ -43,15 +45,17 @@ std::vector<Finding> host_rules(const view::Machine& m) {
     auto f = make_finding("in-virtual-machine");
     f.title = h.hypervisor.kind == "unknown" ? std::string("Running in a virtual machine")
                                              : fmt::format("Running in a virtual machine ({})", h.hypervisor.kind);
-    f.detail = "A GPU appears inside a VM only when the hypervisor passes it through (PCI passthrough, vGPU) or "
-               "the cloud instance type includes one.";
+    f.detail =
+        "A GPU appears inside a VM only when the hypervisor passes it through (PCI passthrough, vGPU) or "
+        "the cloud instance type includes one.";
     f.evidence = h.hypervisor.evidence;
     out.push_back(std::move(f));
   }
   if (h.wsl.kind == "wsl2") {
     auto f = make_finding("wsl2");
-    f.detail = "Under WSL2 the Windows NVIDIA driver provides the GPU through /dev/dxg and the libraries in "
-               "/usr/lib/wsl/lib; no Linux kernel module is used. Never install a Linux NVIDIA driver inside WSL.";
+    f.detail =
+        "Under WSL2 the Windows NVIDIA driver provides the GPU through /dev/dxg and the libraries in "
+        "/usr/lib/wsl/lib; no Linux kernel module is used. Never install a Linux NVIDIA driver inside WSL.";
     f.evidence = h.wsl.evidence;
     out.push_back(std::move(f));
   } else if (h.wsl.kind == "wsl1") {

@@ -10,8 +10,8 @@
 
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/rules/finding.hpp"
-#include "cudoctor/snapshot/snapshot.hpp"
 #include "cudoctor/rules/fixes.hpp"
+#include "cudoctor/snapshot/snapshot.hpp"
 #include "cudoctor/view/machine.hpp"
 
 namespace cudoctor::rules::l1 {

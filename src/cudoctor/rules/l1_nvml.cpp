@@ -18,12 +18,14 @@ void implausible_nvml_rule(const View& v, const std::string& lib, const std::vec
   auto f = make_finding("nvml-implausible");
   f.title = fmt::format("NVML answered with values that cannot be true: {}{}", bad.front(),
                         bad.size() > 1 ? fmt::format(" (and {} more)", bad.size() - 1) : "");
-  f.detail = fmt::format("No NVML of NVIDIA's reports these: {} is damaged, is not the driver's own library, or "
-                         "answered garbage. cudoctor does not take its answer as healthy; nvidia-smi and frameworks "
-                         "that use NVML read the same values.",
-                         lib.empty() ? "the library" : lib);
+  f.detail = fmt::format(
+      "No NVML of NVIDIA's reports these: {} is damaged, is not the driver's own library, or "
+      "answered garbage. cudoctor does not take its answer as healthy; nvidia-smi and frameworks "
+      "that use NVML read the same values.",
+      lib.empty() ? "the library" : lib);
   for (const auto& b : bad) f.evidence.push_back(fmt::format("{}: {}", lib, b));
-  f.fix = {"Check that libnvidia-ml.so.1 is the driver's own file; reinstall the driver if it is not.", {},
+  f.fix = {"Check that libnvidia-ml.so.1 is the driver's own file; reinstall the driver if it is not.",
+           {},
            nvml_checks(v.m, "--query-gpu=index,name,driver_version,compute_cap --format=csv", "")};
   f.fix.checks.insert(f.fix.checks.begin(),
                       "ls -l " + shell_quote(lib.empty() ? "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1" : lib));
@@ -48,10 +50,12 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
       f.title = fmt::format("NVML could not be loaded from {}", lib);
     else
       f.title = fmt::format("NVML gave no answer from {} ({})", lib, o.status);
-    f.detail = "cudoctor ran NVML in a separate process, so the report is whole; a program that uses NVML on this "
-               "machine (nvidia-smi, a framework) will fail the same way.";
+    f.detail =
+        "cudoctor ran NVML in a separate process, so the report is whole; a program that uses NVML on this "
+        "machine (nvidia-smi, a framework) will fail the same way.";
     f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", o.status, o.seconds, o.message));
-    f.fix = {"Check the driver installation is whole and the kernel log for NVRM or Xid errors.", {},
+    f.fix = {"Check the driver installation is whole and the kernel log for NVRM or Xid errors.",
+             {},
              nvml_checks(v.m, "--query-gpu=index,name,driver_version --format=csv", "-e NVRM -e xid")};
     out.push_back(std::move(f));
     return;
@@ -66,9 +70,10 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
     auto f = make_finding("nvml-error");
     const auto* rc = kb.nvml_return_code(n.init_code);
     // A code nvml.h does not name is shown as its number, not as a made-up name.
-    const auto name = rc                                                                      ? rc->name
-                      : !n.init_error_name.empty() && !n.init_error_name.ends_with("_?") ? n.init_error_name
-                                                                                          : fmt::format("return code {}", n.init_code);
+    const auto name = rc ? rc->name
+                      : !n.init_error_name.empty() && !n.init_error_name.ends_with("_?")
+                          ? n.init_error_name
+                          : fmt::format("return code {}", n.init_code);
     f.title = fmt::format("NVML: {} ({})", n.init_error_string.empty() ? "nvmlInit failed" : n.init_error_string, name);
     if (rc) {
       f.detail = rc->meaning + ".";
@@ -83,7 +88,8 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
     if (n.init_code == 4)
       f.fix = {"Give the user access to the device nodes (see above).", {}, {"ls -l /dev/nvidia*"}};
     else if (!explained_above)
-      f.fix = {"Check the kernel module and the kernel log.", {},
+      f.fix = {"Check the kernel module and the kernel log.",
+               {},
                nvml_checks(v.m, "--query-gpu=index,name,driver_version --format=csv", "-e NVRM -e nvidia")};
     out.push_back(std::move(f));
     return;
@@ -101,26 +107,27 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
                         n.cuda_driver_version ? util::cuda_version_string(n.cuda_driver_version) : "?", gpus.size(),
                         gpus.size() == 1 ? "" : "s");
   for (const auto* g : gpus)
-    f.evidence.push_back(fmt::format("GPU {} {} {}: cc {}, {:.1f} GiB, PCIe gen {}/{} x{}/{}, persistence {}, MIG {}",
-                                     g->index, g->pci_bus_id, g->name, g->compute_capability,
-                                     static_cast<double>(g->memory_total_bytes) / (1024.0 * 1024 * 1024),
-                                     g->pcie_gen_current, g->pcie_gen_max, g->pcie_width_current, g->pcie_width_max,
-                                     g->persistence_mode.empty() ? "?" : g->persistence_mode,
-                                     g->mig_mode.empty() ? "n/a" : g->mig_mode));
+    f.evidence.push_back(fmt::format(
+        "GPU {} {} {}: cc {}, {:.1f} GiB, PCIe gen {}/{} x{}/{}, persistence {}, MIG {}", g->index, g->pci_bus_id,
+        g->name, g->compute_capability, static_cast<double>(g->memory_total_bytes) / (1024.0 * 1024 * 1024),
+        g->pcie_gen_current, g->pcie_gen_max, g->pcie_width_current, g->pcie_width_max,
+        g->persistence_mode.empty() ? "?" : g->persistence_mode, g->mig_mode.empty() ? "n/a" : g->mig_mode));
   out.push_back(std::move(f));
   std::size_t bound = 0;
   for (const auto* g : v.pci_gpus) bound += g->pci.driver == "nvidia";
   if (!v.in_container && gpus.size() < bound) {
     auto w = make_finding("gpu-count-mismatch");
     w.title = fmt::format("NVML sees {} of the {} GPUs bound to nvidia", gpus.size(), bound);
-    w.detail = "A GPU that the driver holds but NVML does not list has usually failed (fallen off the bus, Xid 79) "
-               "or is being reset.";
+    w.detail =
+        "A GPU that the driver holds but NVML does not list has usually failed (fallen off the bus, Xid 79) "
+        "or is being reset.";
     for (const auto* g : v.pci_gpus) {
       bool seen = false;
       for (const auto* n2 : gpus) seen = seen || n2->pci_bus_id == g->pci.address;
       if (!seen) w.evidence.push_back("not seen by NVML: " + pci_evidence(g->pci));
     }
-    w.fix = {"Read the kernel log for Xid errors; a reset or reboot brings the GPU back.", {},
+    w.fix = {"Read the kernel log for Xid errors; a reset or reboot brings the GPU back.",
+             {},
              nvml_checks(v.m, "-q | grep -i -A2 'retired\\|remapp'", "xid")};
     // The kernel log first: it says which GPU fell off and why.
     std::rotate(w.fix.checks.begin(), w.fix.checks.end() - 1, w.fix.checks.end());

@@ -15,11 +15,15 @@ constexpr int k_max_cuda_major = 99;
 constexpr int k_max_cc_major = 20;
 constexpr int k_max_cc_minor = 9;
 
-std::string encoded(int v) { return fmt::format("{} (CUDA {})", v, util::cuda_version_string(v)); }
+std::string encoded(int v) {
+  return fmt::format("{} (CUDA {})", v, util::cuda_version_string(v));
+}
 
 }  // namespace
 
-bool plausible_cuda_version(int v) { return v == 0 || (v >= 1000 && v < (k_max_cuda_major + 1) * 1000); }
+bool plausible_cuda_version(int v) {
+  return v == 0 || (v >= 1000 && v < (k_max_cuda_major + 1) * 1000);
+}
 
 bool plausible_compute_capability(const std::string& cc) {
   if (cc.empty()) return true;
@@ -28,8 +32,8 @@ bool plausible_compute_capability(const std::string& cc) {
          v->minor() <= k_max_cc_minor;
 }
 
-std::vector<std::string> implausible_nvml(const snapshot::NvmlFacts& n, const std::vector<const snapshot::NvmlGpu*>& gpus,
-                                          int pci_gpus) {
+std::vector<std::string> implausible_nvml(const snapshot::NvmlFacts& n,
+                                          const std::vector<const snapshot::NvmlGpu*>& gpus, int pci_gpus) {
   std::vector<std::string> out;
   if (!n.driver_version.empty()) {
     const auto v = util::Version::parse(n.driver_version);
@@ -39,8 +43,8 @@ std::vector<std::string> implausible_nvml(const snapshot::NvmlFacts& n, const st
   if (!plausible_cuda_version(n.cuda_driver_version))
     out.push_back("nvmlSystemGetCudaDriverVersion: " + encoded(n.cuda_driver_version));
   if (pci_gpus >= 0 && static_cast<int>(gpus.size()) > pci_gpus)
-    out.push_back(fmt::format("nvmlDeviceGetCount: {} GPUs, but the PCI bus holds {} NVIDIA GPU{}", gpus.size(), pci_gpus,
-                              pci_gpus == 1 ? "" : "s"));
+    out.push_back(fmt::format("nvmlDeviceGetCount: {} GPUs, but the PCI bus holds {} NVIDIA GPU{}", gpus.size(),
+                              pci_gpus, pci_gpus == 1 ? "" : "s"));
   for (const auto* g : gpus)
     if (!plausible_compute_capability(g->compute_capability))
       out.push_back(fmt::format("GPU {}: compute capability {}", g->index, g->compute_capability));

@@ -15,8 +15,8 @@ bool plausible_compute_capability(const std::string& cc);
 
 // NVML's answer after nvmlInit succeeded: versions, GPU count (against the PCI bus when it
 // was listed: pci_gpus >= 0) and each GPU's compute capability.
-std::vector<std::string> implausible_nvml(const snapshot::NvmlFacts& nvml, const std::vector<const snapshot::NvmlGpu*>& gpus,
-                                          int pci_gpus);
+std::vector<std::string> implausible_nvml(const snapshot::NvmlFacts& nvml,
+                                          const std::vector<const snapshot::NvmlGpu*>& gpus, int pci_gpus);
 // The driver API's answer after cuInit succeeded.
 std::vector<std::string> implausible_driver_api(const snapshot::DriverApiFacts& d);
 // A CUDA runtime's answer.

@@ -19,8 +19,12 @@ constexpr const char* k_nvml = "/usr/local/nvidia/lib64/libnvidia-ml.so.1";
 constexpr const char* k_libcuda = "/usr/local/nvidia/lib64/libcuda.so.580.159.04";
 constexpr const char* k_cudart = "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcudart.so.13";
 
-snapshot::Snapshot h200() { return testing::h200_snapshot(); }
-const Finding* find(const std::vector<Finding>& fs, std::string_view id) { return testing::find_finding(fs, id); }
+snapshot::Snapshot h200() {
+  return testing::h200_snapshot();
+}
+const Finding* find(const std::vector<Finding>& fs, std::string_view id) {
+  return testing::find_finding(fs, id);
+}
 
 TEST(Plausible, Bounds) {
   for (const char* cc : {"1.0", "9.0", "12.0", "20.9", ""}) EXPECT_TRUE(plausible_compute_capability(cc)) << cc;
@@ -54,7 +58,8 @@ TEST(Plausible, NvmlVersionsAndComputeCapabilityOutOfRange) {
   const auto* f = find(fs, "nvml-implausible");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->title,
-            "NVML answered with values that cannot be true: nvmlSystemGetCudaDriverVersion: -12020 (CUDA -12.-2) (and 1 more)");
+            "NVML answered with values that cannot be true: nvmlSystemGetCudaDriverVersion: -12020 (CUDA -12.-2) (and "
+            "1 more)");
   ASSERT_EQ(f->evidence.size(), 2u);
   EXPECT_EQ(f->evidence[1], std::string(k_nvml) + ": GPU 0: compute capability -2147483648.2147483647");
   EXPECT_EQ(find(fs, "nvml-ok"), nullptr) << "no ✓ line for these values";
@@ -62,7 +67,8 @@ TEST(Plausible, NvmlVersionsAndComputeCapabilityOutOfRange) {
   snap.gpus[0].nvml->compute_capability = "1000.0";
   fs = run_all(snap, kb::builtin());
   ASSERT_NE(find(fs, "nvml-implausible"), nullptr);
-  EXPECT_EQ(find(fs, "nvml-implausible")->title, "NVML answered with values that cannot be true: GPU 0: compute capability 1000.0");
+  EXPECT_EQ(find(fs, "nvml-implausible")->title,
+            "NVML answered with values that cannot be true: GPU 0: compute capability 1000.0");
 }
 
 TEST(Plausible, NvmlListsMoreGpusThanTheBusAndTheDriverApi) {
@@ -76,8 +82,9 @@ TEST(Plausible, NvmlListsMoreGpusThanTheBusAndTheDriverApi) {
   const auto fs = run_all(snap, kb::builtin());
   const auto* f = find(fs, "nvml-implausible");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->title, "NVML answered with values that cannot be true: nvmlDeviceGetCount: 64 GPUs, but the PCI bus holds 1 "
-                      "NVIDIA GPU");
+  EXPECT_EQ(f->title,
+            "NVML answered with values that cannot be true: nvmlDeviceGetCount: 64 GPUs, but the PCI bus holds 1 "
+            "NVIDIA GPU");
   const auto* c = find(fs, "gpu-count-nvml-vs-cuda");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->title, "NVML lists 64 GPUs but the CUDA driver API 1");
@@ -109,8 +116,9 @@ TEST(Plausible, DriverApiAndRuntimeOutOfRange) {
   auto fs = run_all(snap, kb::builtin());
   const auto* f = find(fs, "cuda-driver-implausible");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->title, "The CUDA driver API answered with values that cannot be true: cuDriverGetVersion: -12020 (CUDA "
-                      "-12.-2) (and 1 more)");
+  EXPECT_EQ(f->title,
+            "The CUDA driver API answered with values that cannot be true: cuDriverGetVersion: -12020 (CUDA "
+            "-12.-2) (and 1 more)");
   EXPECT_EQ(f->evidence[1], std::string(k_libcuda) + ": device 0: compute capability 1000.0");
   EXPECT_EQ(find(fs, "cuda-driver-ok"), nullptr);
   snap = h200();
@@ -118,8 +126,9 @@ TEST(Plausible, DriverApiAndRuntimeOutOfRange) {
   fs = run_all(snap, kb::builtin());
   const auto* r = find(fs, "cuda-runtime-implausible");
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->title, "The CUDA runtime (toolkit /usr/local/cuda-13.0) answered with values that cannot be true: "
-                      "cudaRuntimeGetVersion: -2147483648 (CUDA -2147483.-64)");
+  EXPECT_EQ(r->title,
+            "The CUDA runtime (toolkit /usr/local/cuda-13.0) answered with values that cannot be true: "
+            "cudaRuntimeGetVersion: -2147483648 (CUDA -2147483.-64)");
   EXPECT_EQ(find(fs, "cuda-runtime-ok"), nullptr);
 }
 

@@ -15,8 +15,12 @@
 namespace cudoctor::rules {
 namespace {
 
-snapshot::Snapshot h200() { return testing::h200_snapshot(); }
-const Finding* find(const std::vector<Finding>& fs, std::string_view id) { return testing::find_finding(fs, id); }
+snapshot::Snapshot h200() {
+  return testing::h200_snapshot();
+}
+const Finding* find(const std::vector<Finding>& fs, std::string_view id) {
+  return testing::find_finding(fs, id);
+}
 
 TEST(RulesOnH200, RealSnapshotIsHealthy) {
   const auto snap = h200();
@@ -155,10 +159,12 @@ TEST(RulesOnH200, MinorVersionCompatibilityAndTwoRuntimes) {
   EXPECT_NE(torch_too_new(fs)->title.find("needs driver ≥ 525.60.13"), std::string::npos);
   // A second CUDA runtime of another major in the same tree.
   auto two = h200();
-  torch_in(two)->libraries.push_back({"libcudart.so.12", "/usr/local/cuda-12.4/lib64/libcudart.so.12", "LD_LIBRARY_PATH", "12.4.127", ""});
+  torch_in(two)->libraries.push_back(
+      {"libcudart.so.12", "/usr/local/cuda-12.4/lib64/libcudart.so.12", "LD_LIBRARY_PATH", "12.4.127", ""});
   const auto t = run_all(two, kb::builtin());
   ASSERT_NE(find(t, "framework-two-cuda-runtimes"), nullptr);
-  EXPECT_NE(find(t, "framework-two-cuda-runtimes")->title.find("libcudart.so.12 and libcudart.so.13"), std::string::npos);
+  EXPECT_NE(find(t, "framework-two-cuda-runtimes")->title.find("libcudart.so.12 and libcudart.so.13"),
+            std::string::npos);
 }
 
 }  // namespace

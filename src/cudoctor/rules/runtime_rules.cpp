@@ -64,13 +64,15 @@ std::string outcome_title(const snapshot::ChildOutcome& o, const std::string& wh
 }
 
 // Values that cannot be true, as a finding in place of the healthy one.
-Finding implausible(const char* id, const std::string& who, const std::string& lib, const std::vector<std::string>& bad) {
+Finding implausible(const char* id, const std::string& who, const std::string& lib,
+                    const std::vector<std::string>& bad) {
   auto f = make_finding(id);
   f.title = fmt::format("{} answered with values that cannot be true: {}{}", who, bad.front(),
                         bad.size() > 1 ? fmt::format(" (and {} more)", bad.size() - 1) : "");
-  f.detail = fmt::format("No CUDA library of NVIDIA's reports these: {} is damaged, is not NVIDIA's, or answered "
-                         "garbage, so cudoctor does not take its answer as healthy.",
-                         lib);
+  f.detail = fmt::format(
+      "No CUDA library of NVIDIA's reports these: {} is damaged, is not NVIDIA's, or answered "
+      "garbage, so cudoctor does not take its answer as healthy.",
+      lib);
   for (const auto& b : bad) f.evidence.push_back(fmt::format("{}: {}", lib, b));
   f.fix = {"Check which file this is and where it comes from; reinstall the driver or toolkit it belongs to.",
            {},
@@ -94,8 +96,9 @@ void count_rule(const view::Machine& m, std::vector<Finding>& out) {
   if (nvml == d.device_count) return;
   auto f = make_finding("gpu-count-nvml-vs-cuda");
   f.title = fmt::format("NVML lists {} GPU{} but the CUDA driver API {}", nvml, nvml == 1 ? "" : "s", d.device_count);
-  f.detail = "With CUDA_VISIBLE_DEVICES unset and MIG off both count the same GPUs: CUDA cannot open some GPU (its "
-             "device node, a cgroup that denies it), or one of the two libraries answered wrongly.";
+  f.detail =
+      "With CUDA_VISIBLE_DEVICES unset and MIG off both count the same GPUs: CUDA cannot open some GPU (its "
+      "device node, a cgroup that denies it), or one of the two libraries answered wrongly.";
   f.evidence = {fmt::format("{}: nvmlDeviceGetCount = {}", n.library, nvml),
                 fmt::format("{}: cuDeviceGetCount = {}", d.library, d.device_count)};
   f.fix = {"Compare what each sees.", {}, {}};
@@ -110,7 +113,9 @@ bool node_present(const Snapshot& s, const char* path) {
   return false;
 }
 
-std::string cuda_str(int encoded) { return encoded > 0 ? util::cuda_version_string(encoded) : "none"; }
+std::string cuda_str(int encoded) {
+  return encoded > 0 ? util::cuda_version_string(encoded) : "none";
+}
 
 void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
   const auto& s = m.snap;
@@ -120,22 +125,25 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
     auto f = make_finding("cuda-driver-failed");
     const bool in_init = d.outcome.last_call.empty() || d.outcome.last_call == "cuInit";
     f.title = outcome_title(d.outcome, in_init ? "cuInit" : "The CUDA driver API", d.library);
-    f.detail = "cudoctor ran the driver in a separate process, so the report is whole; every CUDA program on this "
-               "machine will fail the same way.";
-    f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", d.outcome.status, d.outcome.seconds, d.outcome.message));
+    f.detail =
+        "cudoctor ran the driver in a separate process, so the report is whole; every CUDA program on this "
+        "machine will fail the same way.";
+    f.evidence.push_back(
+        fmt::format("child process: {} after {:.2f} s: {}", d.outcome.status, d.outcome.seconds, d.outcome.message));
     f.fix = {
         "Reinstall the driver, and read the kernel log for NVRM or Xid errors.", {}, {kernel_log(m, "-e NVRM -e xid")}};
     out.push_back(std::move(f));
     return;
   }
-  const auto evidence = fmt::format("{}: cuDriverGetVersion = {} (CUDA {}), cuInit(0) = {}", d.library, d.driver_version,
-                                    cuda_str(d.driver_version), call_text(d.init, kb, "driver"));
+  const auto evidence = fmt::format("{}: cuDriverGetVersion = {} (CUDA {}), cuInit(0) = {}", d.library,
+                                    d.driver_version, cuda_str(d.driver_version), call_text(d.init, kb, "driver"));
   if (d.init.code == 34 || d.library.find("/stubs/") != std::string::npos) {
     auto f = make_finding("cuda-stub-driver");
     f.title = fmt::format("libcuda.so.1 is the toolkit's stub: {}", d.library);
-    f.detail = "The CUDA toolkit ships a stub libcuda.so in lib/stubs for linking only; loaded at run time it answers "
-               "every call with error 34. A path to the stubs directory on LD_LIBRARY_PATH or in ld.so.conf puts it "
-               "ahead of the real driver.";
+    f.detail =
+        "The CUDA toolkit ships a stub libcuda.so in lib/stubs for linking only; loaded at run time it answers "
+        "every call with error 34. A path to the stubs directory on LD_LIBRARY_PATH or in ld.so.conf puts it "
+        "ahead of the real driver.";
     f.evidence.push_back(evidence);
     f.fix = {"Remove the stubs directory from LD_LIBRARY_PATH and /etc/ld.so.conf.d, then refresh the loader cache.",
              {fixes::as_root(m, "ldconfig")},
@@ -150,13 +158,15 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
     if (cvd) f.evidence.push_back(fmt::format("CUDA_VISIBLE_DEVICES=\"{}\"", *cvd));
     if (cvd && hides_every_gpu(*cvd)) {
       f.title = fmt::format("CUDA_VISIBLE_DEVICES=\"{}\" hides every GPU", *cvd);
-      f.detail = "An empty or invalid CUDA_VISIBLE_DEVICES makes the driver report no device, whatever the machine has.";
+      f.detail =
+          "An empty or invalid CUDA_VISIBLE_DEVICES makes the driver report no device, whatever the machine has.";
       f.fix = {"Unset it, or list the GPUs to use (indices or UUIDs).", {"unset CUDA_VISIBLE_DEVICES"}, {}};
       add_smi(m, f.fix.checks, "-L");
     } else if (cvd) {
       f.title = fmt::format("No CUDA device: CUDA_VISIBLE_DEVICES=\"{}\" names none of this machine's GPUs", *cvd);
-      f.detail = "The driver lists only the GPUs CUDA_VISIBLE_DEVICES names; an index past the last GPU, or a UUID of "
-                 "another machine's GPU, leaves none.";
+      f.detail =
+          "The driver lists only the GPUs CUDA_VISIBLE_DEVICES names; an index past the last GPU, or a UUID of "
+          "another machine's GPU, leaves none.";
       f.fix = {"Set it to indices or UUIDs that exist.", {}, {}};
       add_smi(m, f.fix.checks, "-L");
     } else {
@@ -173,10 +183,11 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
     auto f = make_finding("cuda-init-unknown-error");
     f.evidence.push_back(evidence);
     const bool uvm = m.module_loaded("nvidia_uvm") && node_present(s, "/dev/nvidia-uvm");
-    f.detail = uvm ? "With nvidia-uvm in place, a GPU in a bad state is the usual cause (the kernel log shows Xid errors); "
-                     "a reset or reboot clears it."
-                   : "nvidia-uvm is not loaded or /dev/nvidia-uvm is missing: CUDA cannot initialise without it (common "
-                     "after a suspend and resume).";
+    f.detail =
+        uvm ? "With nvidia-uvm in place, a GPU in a bad state is the usual cause (the kernel log shows Xid errors); "
+              "a reset or reboot clears it."
+            : "nvidia-uvm is not loaded or /dev/nvidia-uvm is missing: CUDA cannot initialise without it (common "
+              "after a suspend and resume).";
     if (!uvm) f.evidence.emplace_back("nvidia_uvm module or /dev/nvidia-uvm missing");
     if (!uvm && s.driver.nvidia_modprobe_setuid)
       f.detail += " A CUDA program you run may still start: libcuda runs the setuid " + s.driver.nvidia_modprobe +
@@ -198,8 +209,9 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
   if (d.init.code == 804) {
     auto f = make_finding("cuda-forward-compat-unsupported");
     f.evidence.push_back(evidence);
-    f.detail = "The libcuda loaded comes from a CUDA forward-compatibility package (cuda-compat), which only data-center "
-               "GPUs support; on GeForce and workstation GPUs use the installed driver's own libcuda.";
+    f.detail =
+        "The libcuda loaded comes from a CUDA forward-compatibility package (cuda-compat), which only data-center "
+        "GPUs support; on GeForce and workstation GPUs use the installed driver's own libcuda.";
     f.fix = {"Take the compat directory off the loader path (often /usr/local/cuda/compat in containers).",
              {},
              {"echo \"$LD_LIBRARY_PATH\" | tr : '\\n' | grep -n compat", "grep -rn compat /etc/ld.so.conf.d/"}};
@@ -209,7 +221,8 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
   if (d.init.code != 0) {
     auto f = make_finding("cuda-init-failed");
     f.title = fmt::format("cuInit fails: {}", call_text(d.init, kb, "driver"));
-    if (const auto* e = kb.cuda_error("driver", d.init.code)) f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
+    if (const auto* e = kb.cuda_error("driver", d.init.code))
+      f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
     f.evidence.push_back(evidence);
     f.fix = {"Read the kernel log for NVRM errors.", {}, {kernel_log(m, "-e NVRM -e xid")}};
     out.push_back(std::move(f));
@@ -222,8 +235,10 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
   for (const auto& dev : d.devices)
     if (dev.context.code != 0) {
       auto f = make_finding("cuda-context-failed");
-      f.title = fmt::format("No CUDA context on GPU {} {}: {}", dev.index, dev.name, call_text(dev.context, kb, "driver"));
-      if (const auto* e = kb.cuda_error("driver", dev.context.code)) f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
+      f.title =
+          fmt::format("No CUDA context on GPU {} {}: {}", dev.index, dev.name, call_text(dev.context, kb, "driver"));
+      if (const auto* e = kb.cuda_error("driver", dev.context.code))
+        f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
       f.evidence.push_back(evidence);
       f.fix = {"See which processes hold the GPU and its compute mode.", {}, {}};
       add_smi(m, f.fix.checks, "--query-compute-apps=pid,process_name,used_memory --format=csv");
@@ -234,13 +249,14 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
   std::vector<std::string> names;
   for (const auto& dev : d.devices) names.push_back(fmt::format("{} (cc {})", dev.name, dev.compute_capability));
   f.title = fmt::format("CUDA driver API {}: {} device{}{}", cuda_str(d.driver_version), d.devices.size(),
-                        d.devices.size() == 1 ? "" : "s", names.empty() ? "" : ", " + fmt::format("{}", fmt::join(names, ", ")));
+                        d.devices.size() == 1 ? "" : "s",
+                        names.empty() ? "" : ", " + fmt::format("{}", fmt::join(names, ", ")));
   f.evidence.push_back(evidence);
   for (const auto& dev : d.devices)
     f.evidence.push_back(fmt::format("device {} {}: {:.1f} GiB, {} SMs, {} MHz, memory {} MHz x {} bits, {}", dev.index,
                                      dev.pci_bus_id, static_cast<double>(dev.memory_total_bytes) / (1 << 30),
-                                     dev.multiprocessors, dev.clock_mhz, dev.memory_clock_mhz, dev.memory_bus_width_bits,
-                                     dev.context.code == 0 ? "context ok" : "no context"));
+                                     dev.multiprocessors, dev.clock_mhz, dev.memory_clock_mhz,
+                                     dev.memory_bus_width_bits, dev.context.code == 0 ? "context ok" : "no context"));
   out.push_back(std::move(f));
   count_rule(m, out);
 }
@@ -261,7 +277,8 @@ void cudart_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vect
       continue;
     }
     if (const auto bad = implausible_cudart(c); !bad.empty()) {
-      out.push_back(implausible("cuda-runtime-implausible", fmt::format("The CUDA runtime ({})", c.origin), c.library, bad));
+      out.push_back(
+          implausible("cuda-runtime-implausible", fmt::format("The CUDA runtime ({})", c.origin), c.library, bad));
       continue;
     }
     const auto evidence =
@@ -272,8 +289,9 @@ void cudart_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vect
     if (code == 35 && (c.driver_library.empty() || c.driver_version == 0)) {
       auto f = make_finding("runtime-without-driver");
       f.title = fmt::format("{} finds no CUDA driver: error 35", who);
-      f.detail = "Error 35 (cudaErrorInsufficientDriver) here means there is no driver at all: no libcuda.so.1 for the "
-                 "runtime to load. It does not mean a driver that is too old.";
+      f.detail =
+          "Error 35 (cudaErrorInsufficientDriver) here means there is no driver at all: no libcuda.so.1 for the "
+          "runtime to load. It does not mean a driver that is too old.";
       f.evidence.push_back(evidence);
       f.evidence.emplace_back("libcuda.so.1: not found by the loader");
       f.fix = {"Install the NVIDIA driver (or, in a container, start it with the GPU and driver passed in).",
@@ -281,15 +299,17 @@ void cudart_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vect
       out.push_back(std::move(f));
     } else if (code == 35) {
       auto f = make_finding("runtime-too-new-for-driver");
-      f.title = fmt::format("{} is newer than the driver, which supports CUDA {}: error 35", who, cuda_str(c.driver_version));
+      f.title =
+          fmt::format("{} is newer than the driver, which supports CUDA {}: error 35", who, cuda_str(c.driver_version));
       const auto runtime = util::Version::parse(rt);
       const auto need = runtime ? kb.min_driver_for_cuda(*runtime) : std::nullopt;
       const auto floor = runtime ? kb.minor_compat_floor(runtime->major()) : std::nullopt;
-      f.detail = fmt::format("A CUDA {} runtime needs a driver for CUDA {} or newer{}. The driver reports CUDA {}.", rt,
-                             rt, floor ? fmt::format(" (≥ {} natively, any {}.x from ≥ {})", need ? need->str() : "?",
-                                                     runtime->major(), floor->str())
-                                       : "",
-                             cuda_str(c.driver_version));
+      f.detail =
+          fmt::format("A CUDA {} runtime needs a driver for CUDA {} or newer{}. The driver reports CUDA {}.", rt, rt,
+                      floor ? fmt::format(" (≥ {} natively, any {}.x from ≥ {})", need ? need->str() : "?",
+                                          runtime->major(), floor->str())
+                            : "",
+                      cuda_str(c.driver_version));
       f.evidence.push_back(evidence);
       if (!s.driver.kernel_module.version.empty())
         f.evidence.push_back(fmt::format("kernel module {}", s.driver.kernel_module.version));
@@ -314,7 +334,8 @@ void cudart_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vect
     } else if (code != 0) {
       auto f = make_finding("cuda-runtime-failed");
       f.title = fmt::format("{}: cudaGetDeviceCount = {}", who, call_text(c.device_count_call, kb, "runtime"));
-      if (const auto* e = kb.cuda_error("runtime", code)) f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
+      if (const auto* e = kb.cuda_error("runtime", code))
+        f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
       f.evidence.push_back(evidence);
       out.push_back(std::move(f));
     } else if (c.set_device.code > 0) {
@@ -357,10 +378,11 @@ void bandwidth_rule(const view::Machine& m, const snapshot::ComputeCheck& c, std
   // the link trained narrower or slower than it can, or something else holds the bus.
   if (link <= 0 || best <= 0 || best >= 0.4 * link) return;
   auto f = make_finding("copy-bandwidth-low");
-  f.title = fmt::format("GPU {}: pinned copies reach {:.1f} GB/s of the {:.1f} GB/s a PCIe gen {} x{} link allows", c.device,
-                        best, link, nvml->pcie_gen_max, nvml->pcie_width_max);
-  f.detail = "The link may be running below its capability (a riser, a slot wired x8 or x4, a link that trained down), "
-             "or another device shares it.";
+  f.title = fmt::format("GPU {}: pinned copies reach {:.1f} GB/s of the {:.1f} GB/s a PCIe gen {} x{} link allows",
+                        c.device, best, link, nvml->pcie_gen_max, nvml->pcie_width_max);
+  f.detail =
+      "The link may be running below its capability (a riser, a slot wired x8 or x4, a link that trained down), "
+      "or another device shares it.";
   f.evidence.push_back(fmt::format("NVML: PCIe gen {} x{} now, gen {} x{} at most", nvml->pcie_gen_current,
                                    nvml->pcie_width_current, nvml->pcie_gen_max, nvml->pcie_width_max));
   f.fix = {"Check the link under load and the slot the GPU sits in.", {}, {}};
@@ -377,14 +399,16 @@ void compute_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vec
     if (c.outcome.status != "ok") {
       auto f = make_finding("compute-failed");
       f.title = outcome_title(c.outcome, "The computation check on " + gpu, c.cudart);
-      f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", c.outcome.status, c.outcome.seconds, c.outcome.message));
+      f.evidence.push_back(
+          fmt::format("child process: {} after {:.2f} s: {}", c.outcome.status, c.outcome.seconds, c.outcome.message));
       out.push_back(std::move(f));
       continue;
     }
     if (c.allocation.code != 0) {
       auto f = make_finding(c.allocation.code == 2 ? "gpu-out-of-memory" : "compute-failed");
-      f.title = fmt::format("{}: {} MiB cannot be allocated: {}", gpu, (c.copies.empty() ? 64u : c.copies.front().bytes >> 20),
-                            call_text(c.allocation, kb, "runtime"));
+      f.title =
+          fmt::format("{}: {} MiB cannot be allocated: {}", gpu,
+                      (c.copies.empty() ? 64u : c.copies.front().bytes >> 20), call_text(c.allocation, kb, "runtime"));
       for (const auto& g : s.gpus)
         if (g.nvml && g.nvml->index == c.device)
           f.evidence.push_back(fmt::format("NVML: {:.1f} of {:.1f} GiB in use",
@@ -399,7 +423,8 @@ void compute_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vec
     for (const auto& k : c.copies)
       if (!k.matches && k.kind.starts_with("d2h")) {
         auto f = make_finding("copy-corrupted");
-        f.title = fmt::format("{}: {} MiB copied to the GPU and back ({}) came back changed", gpu, k.bytes >> 20, k.kind);
+        f.title =
+            fmt::format("{}: {} MiB copied to the GPU and back ({}) came back changed", gpu, k.bytes >> 20, k.kind);
         f.detail = "Host-device transfers corrupt data: a failing GPU, its memory, or the PCIe link.";
         f.fix = {"Check for Xid and PCIe errors; run the GPU's memory test.", {}, {kernel_log(m, "-e xid -e aer")}};
         out.push_back(std::move(f));
@@ -414,10 +439,12 @@ void compute_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vec
         bad = true;
       } else if (!g.passed) {
         auto f = make_finding("gemm-wrong-result");
-        f.title = fmt::format("{}: {} GEMM is wrong by {:.3g} (tolerance {:.3g})", gpu, g.dtype, g.max_abs_error, g.tolerance);
-        f.detail = fmt::format("A {}x{}x{} product of values in [-1, 1] differs from the CPU's by more than fp32 rounding "
-                               "allows: a faulty GPU, a broken library, or a math mode that changes results.",
-                               g.m, g.n, g.k);
+        f.title = fmt::format("{}: {} GEMM is wrong by {:.3g} (tolerance {:.3g})", gpu, g.dtype, g.max_abs_error,
+                              g.tolerance);
+        f.detail = fmt::format(
+            "A {}x{}x{} product of values in [-1, 1] differs from the CPU's by more than fp32 rounding "
+            "allows: a faulty GPU, a broken library, or a math mode that changes results.",
+            g.m, g.n, g.k);
         f.evidence.push_back(fmt::format("cuBLAS: {}", c.cublas));
         f.fix = {"Check NVIDIA_TF32_OVERRIDE and CUBLAS_* variables, then the GPU (Xid errors, nvidia-smi -q -d ECC).",
                  {},
@@ -431,19 +458,20 @@ void compute_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vec
     bandwidth_rule(m, c, out);
     auto f = make_finding("compute-ok");
     std::string copies, gemms;
-    for (const auto& k : c.copies) copies += fmt::format("{}{} {:.1f} GB/s", copies.empty() ? "" : ", ", k.kind, k.gb_per_s);
+    for (const auto& k : c.copies)
+      copies += fmt::format("{}{} {:.1f} GB/s", copies.empty() ? "" : ", ", k.kind, k.gb_per_s);
     for (const auto& g : c.gemms)
       gemms += fmt::format("{}{} {:.1f} TFLOP/s", gemms.empty() ? "" : ", ", g.dtype, g.tflops);
     // A GEMM runs only with a cuBLAS; without one the title says so instead of "match ()".
-    const auto gemm_text = !c.gemms.empty() ? fmt::format("GEMMs match the CPU ({})", gemms)
-                           : c.cublas.empty()
-                               ? std::string("GEMMs not run: no cuBLAS found")
-                               : fmt::format("GEMMs not run: {} ran none", c.cublas);
+    const auto gemm_text = !c.gemms.empty()   ? fmt::format("GEMMs match the CPU ({})", gemms)
+                           : c.cublas.empty() ? std::string("GEMMs not run: no cuBLAS found")
+                                              : fmt::format("GEMMs not run: {} ran none", c.cublas);
     f.title = fmt::format("{}: {}; {}", gpu, c.copies.empty() ? "no copies ran" : "copies match", gemm_text);
     f.evidence.push_back("copies: " + copies);
     for (const auto& g : c.gemms)
-      f.evidence.push_back(fmt::format("{} {}x{}x{}: max error {:.3g} (tolerance {:.3g}); {:.1f} TFLOP/s at n={}", g.dtype, g.m,
-                                       g.n, g.k, g.max_abs_error, g.tolerance, g.tflops, g.throughput_size));
+      f.evidence.push_back(fmt::format("{} {}x{}x{}: max error {:.3g} (tolerance {:.3g}); {:.1f} TFLOP/s at n={}",
+                                       g.dtype, g.m, g.n, g.k, g.max_abs_error, g.tolerance, g.tflops,
+                                       g.throughput_size));
     f.evidence.push_back(fmt::format("libraries: {}, {}", c.cudart, c.cublas.empty() ? "no cuBLAS" : c.cublas));
     out.push_back(std::move(f));
   }
@@ -486,8 +514,9 @@ std::vector<Finding> runtime_rules(const view::Machine& m, const kb::KnowledgeBa
   compute_rules(m, kb, out);
   if (s.runtime.compute.empty()) {
     auto f = make_finding("compute-not-run");
-    f.title = s.runtime.driver_api.devices.empty() ? "Computation check not run: no CUDA device answered"
-                                                   : "Computation check not run: no CUDA runtime works with this driver";
+    f.title = s.runtime.driver_api.devices.empty()
+                  ? "Computation check not run: no CUDA device answered"
+                  : "Computation check not run: no CUDA runtime works with this driver";
     out.push_back(std::move(f));
   }
   visible_devices_rule(m, out);

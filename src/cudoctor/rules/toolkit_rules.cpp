@@ -147,8 +147,9 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
   }
   if (tf.toolkits.empty()) {
     auto f = make_finding("no-toolkit");
-    f.detail = "Nothing needs one to run PyTorch, JAX or CuPy wheels, which bring their own CUDA libraries; compiling "
-               "CUDA code (nvcc, custom extensions) does.";
+    f.detail =
+        "Nothing needs one to run PyTorch, JAX or CuPy wheels, which bring their own CUDA libraries; compiling "
+        "CUDA code (nvcc, custom extensions) does.";
     out.push_back(std::move(f));
   }
   if (!tf.cuda_link_target.empty() && tf.cuda_link_resolved.empty()) {
@@ -182,8 +183,9 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
     if (mm.size() > 1 || majors.size() > 1) {
       auto f = make_finding("toolkit-version-witnesses-disagree");
       f.title = fmt::format("{} claims CUDA {}", t.root, fmt::join(mm, " and "));
-      f.detail = "Parts of two toolkits are mixed in one directory (an upgrade over an old install, or libraries "
-                 "copied in by hand); what gets compiled and what runs may not match.";
+      f.detail =
+          "Parts of two toolkits are mixed in one directory (an upgrade over an old install, or libraries "
+          "copied in by hand); what gets compiled and what runs may not match.";
       f.evidence = ev;
       f.fix = {"Reinstall the toolkit into a clean directory.", {}};
       out.push_back(std::move(f));
@@ -204,8 +206,9 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
         const auto floor = kb.minor_compat_floor(v->major());
         f.title = fmt::format("CUDA {} at {} needs driver ≥ {}; this driver is {}", major_minor(t.version), t.root,
                               (floor ? *floor : *need).str(), driver->str());
-        f.detail = "Programs built with this toolkit fail at start with error 35 (cudaErrorInsufficientDriver) on this "
-                   "driver.";
+        f.detail =
+            "Programs built with this toolkit fail at start with error 35 (cudaErrorInsufficientDriver) on this "
+            "driver.";
         f.evidence = ev;
         f.evidence.push_back(fmt::format("driver {}; CUDA {} needs ≥ {} (≥ {} through minor-version compatibility)",
                                          driver->str(), major_minor(t.version), need->str(),
@@ -220,7 +223,9 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
     if (too_new) continue;
     auto ok = make_finding("toolkit-found");
     ok.title = fmt::format("CUDA {} at {}{}", t.version.empty() ? "?" : t.version, t.root,
-                           &t == path_toolkit ? " (nvcc on PATH)" : runtime_only ? " (runtime only)" : "");
+                           &t == path_toolkit ? " (nvcc on PATH)"
+                           : runtime_only     ? " (runtime only)"
+                                              : "");
     ok.evidence = ev;
     ok.evidence.push_back("found by: " + fmt::format("{}", fmt::join(t.found_by, ", ")));
     for (const auto& c : t.components) ok.evidence.push_back(fmt::format("{} {} ({})", c.name, c.version, c.library));
@@ -231,7 +236,8 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
     auto f = make_finding("cuda-link-not-path-nvcc");
     f.title = fmt::format("/usr/local/cuda is {} but nvcc on PATH is {}", tf.cuda_link_resolved, tf.path_nvcc_real);
     f.detail = "Build systems that use /usr/local/cuda and the nvcc you run compile against different toolkits.";
-    f.evidence = {"/usr/local/cuda -> " + tf.cuda_link_target, "nvcc on PATH: " + tf.path_nvcc + " -> " + tf.path_nvcc_real};
+    f.evidence = {"/usr/local/cuda -> " + tf.cuda_link_target,
+                  "nvcc on PATH: " + tf.path_nvcc + " -> " + tf.path_nvcc_real};
     f.fix = {"Switch the shell to one toolkit.", {env_fix(*path_toolkit)}};
     out.push_back(std::move(f));
   }
@@ -243,8 +249,9 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
     if (home && home != path_toolkit) {
       auto f = make_finding("cuda-home-not-path-nvcc");
       f.title = fmt::format("CUDA_HOME={} but nvcc on PATH is {}", *tf.cuda_home, tf.path_nvcc_real);
-      f.detail = "PyTorch C++ extensions and many build scripts take the toolkit from CUDA_HOME, while the shell runs "
-                 "another nvcc.";
+      f.detail =
+          "PyTorch C++ extensions and many build scripts take the toolkit from CUDA_HOME, while the shell runs "
+          "another nvcc.";
       f.evidence = {"CUDA_HOME=" + *tf.cuda_home, "nvcc on PATH: " + tf.path_nvcc_real};
       f.fix = {"Switch the shell to one toolkit.", {env_fix(*path_toolkit)}};
       out.push_back(std::move(f));
@@ -259,9 +266,11 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
       const auto ov = util::Version::parse(owner->version);
       if (ov->major() != v->major() || ov->minor() == v->minor()) continue;
       auto f = make_finding("nvcc-runtime-mismatch");
-      f.title = fmt::format("nvcc {} but the loader gives {} from CUDA {}", path_toolkit->version, pick.soname, owner->version);
+      f.title = fmt::format("nvcc {} but the loader gives {} from CUDA {}", path_toolkit->version, pick.soname,
+                            owner->version);
       f.detail = "Programs compiled with this nvcc and linked to the shared runtime load another toolkit's libcudart.";
-      f.evidence = {"nvcc on PATH: " + tf.path_nvcc_real, fmt::format("{} -> {} ({})", pick.soname, pick.path, pick.rule)};
+      f.evidence = {"nvcc on PATH: " + tf.path_nvcc_real,
+                    fmt::format("{} -> {} ({})", pick.soname, pick.path, pick.rule)};
       f.fix = {"Switch the shell to one toolkit.", {env_fix(*path_toolkit)}};
       out.push_back(std::move(f));
     }
@@ -273,8 +282,9 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
     auto f = make_finding("cuda-paths-set-globally");
     f.title = fmt::format("CUDA paths are set in {} system or shell start-up file line{}", paths_set.size(),
                           paths_set.size() == 1 ? "" : "s");
-    f.detail = "One toolkit forced on every shell makes per-project versions fight; a project's own environment "
-               "(direnv) keeps each on its toolkit.";
+    f.detail =
+        "One toolkit forced on every shell makes per-project versions fight; a project's own environment "
+        "(direnv) keeps each on its toolkit.";
     for (const auto* g : paths_set) f.evidence.push_back(fmt::format("{}:{}: {}", g->file, g->line, g->text));
     // A toolkit that is installed: the one whose nvcc runs, else the first found.
     const Toolkit* example = path_toolkit ? path_toolkit : tf.toolkits.empty() ? nullptr : &tf.toolkits.front();

@@ -11,10 +11,9 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cudoctor/snapshot/snapshot.hpp"
 #include "cudoctor/snapshot/snapshot_json.hpp"
@@ -38,14 +37,14 @@ ChildRun run_in_child(const ChildFn& fn, std::chrono::milliseconds timeout);
 // construction; wait() may come later, while other children run (NVML while L4 and L5 go
 // on). The destructor waits if wait() was not called.
 class ChildSet {
-public:
+ public:
   ChildSet(const std::vector<ChildFn>& fns, std::chrono::milliseconds timeout, const std::vector<int>& keep_fds = {});
   ~ChildSet();
   ChildSet(const ChildSet&) = delete;
   ChildSet& operator=(const ChildSet&) = delete;
   std::vector<ChildRun> wait();
 
-private:
+ private:
   struct State;
   std::unique_ptr<State> m;
 };

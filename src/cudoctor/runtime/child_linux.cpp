@@ -27,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t k_max_reply = 64u << 20;  // no honest probe says this much
 
 std::atomic<int> g_in_flight{0};
-int g_probe_child = 0;  // 1 in a probe child
+int g_probe_child = 0;      // 1 in a probe child
 std::vector<pid_t> g_live;  // probe children not yet reaped, of every ChildSet
 
 // Each child's "last call" slot, in memory shared with the parent (it survives a child that
@@ -88,9 +88,8 @@ enum class Reply { partial, complete, malformed };
 Reply reply_state(const std::string& data, std::string* payload) {
   const auto nl = data.find('\n');
   if (nl == std::string::npos) return data.size() > 20 ? Reply::malformed : Reply::partial;
-  if (nl == 0 || nl > 20 || !std::all_of(data.begin(), data.begin() + static_cast<long>(nl), [](char c) {
-        return c >= '0' && c <= '9';
-      }))
+  if (nl == 0 || nl > 20 ||
+      !std::all_of(data.begin(), data.begin() + static_cast<long>(nl), [](char c) { return c >= '0' && c <= '9'; }))
     return Reply::malformed;
   const auto len = std::strtoull(data.substr(0, nl).c_str(), nullptr, 10);
   const auto have = data.size() - nl - 1;
@@ -199,7 +198,8 @@ ChildRun outcome_of(Running& c, std::chrono::milliseconds timeout, Clock::time_p
                           ::strsignal(WTERMSIG(c.status)) + ")";
   } else if (state == Reply::malformed || c.data.size() > k_max_reply) {
     run.outcome.status = "bad_reply";
-    run.outcome.message = "the child's reply pipe carried " + std::to_string(c.data.size()) + " bytes that are not a reply";
+    run.outcome.message =
+        "the child's reply pipe carried " + std::to_string(c.data.size()) + " bytes that are not a reply";
   } else {
     run.outcome.status = "exited";
     run.outcome.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : -1;
@@ -214,7 +214,9 @@ ChildRun outcome_of(Running& c, std::chrono::milliseconds timeout, Clock::time_p
 #if defined(__SANITIZE_ADDRESS__)
 // LeakSanitizer's check at exit stops the world with ptrace, which a probe child may not
 // use: a child that a library makes exit() would die of the failed check instead.
-extern "C" int __lsan_is_turned_off() { return g_probe_child; }
+extern "C" int __lsan_is_turned_off() {
+  return g_probe_child;
+}
 #endif
 
 void note_call(const char* name) {
@@ -277,7 +279,8 @@ ChildSet::ChildSet(const std::vector<ChildFn>& fns, std::chrono::milliseconds ti
       try {
         payload = fns[i]();
       } catch (const std::exception& e) {
-        payload = nlohmann::json{{"child_exception", e.what()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        payload = nlohmann::json{{"child_exception", e.what()}}.dump(-1, ' ', false,
+                                                                     nlohmann::json::error_handler_t::replace);
       }
       write_all(reply, std::to_string(payload.size()) + "\n" + payload);
       ::_exit(0);  // no atexit handlers or static destructors of the vendor library
@@ -412,7 +415,6 @@ std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chro
                                       const std::vector<int>& keep_fds) {
   return ChildSet(fns, timeout, keep_fds).wait();
 }
-
 
 ChildRun run_in_child(const ChildFn& fn, std::chrono::milliseconds timeout) {
   return run_in_children({fn}, timeout).front();

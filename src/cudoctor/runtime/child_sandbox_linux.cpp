@@ -1,18 +1,18 @@
-#include "cudoctor/runtime/child_sandbox.hpp"
-
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+
+#include "cudoctor/runtime/child_sandbox.hpp"
 
 namespace cudoctor::runtime {
 namespace {
@@ -78,15 +78,15 @@ bool install_filter(pid_t parent, pid_t parent_group) {
   // Nothing in the file system is created, removed, renamed, linked or re-permissioned (as
   // root the real NVML replaces /dev/char/195:255); no mount, no io_uring (whose requests
   // would bypass all of this).
-  for (const int nr :
-       {SCMP_SYS(unlink), SCMP_SYS(unlinkat), SCMP_SYS(rmdir), SCMP_SYS(rename), SCMP_SYS(renameat),
-        SCMP_SYS(renameat2), SCMP_SYS(symlink), SCMP_SYS(symlinkat), SCMP_SYS(link), SCMP_SYS(linkat),
-        SCMP_SYS(mknod), SCMP_SYS(mknodat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(chmod), SCMP_SYS(fchmod),
-        SCMP_SYS(fchmodat), SCMP_SYS(chown), SCMP_SYS(fchown), SCMP_SYS(lchown), SCMP_SYS(fchownat),
-        SCMP_SYS(truncate), SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(chroot), SCMP_SYS(pivot_root),
-        SCMP_SYS(fsopen), SCMP_SYS(fsmount), SCMP_SYS(move_mount), SCMP_SYS(open_tree), SCMP_SYS(setxattr),
-        SCMP_SYS(lsetxattr), SCMP_SYS(fsetxattr), SCMP_SYS(removexattr), SCMP_SYS(lremovexattr),
-        SCMP_SYS(io_uring_setup)})
+  for (const int nr : {SCMP_SYS(unlink),     SCMP_SYS(unlinkat),    SCMP_SYS(rmdir),        SCMP_SYS(rename),
+                       SCMP_SYS(renameat),   SCMP_SYS(renameat2),   SCMP_SYS(symlink),      SCMP_SYS(symlinkat),
+                       SCMP_SYS(link),       SCMP_SYS(linkat),      SCMP_SYS(mknod),        SCMP_SYS(mknodat),
+                       SCMP_SYS(mkdir),      SCMP_SYS(mkdirat),     SCMP_SYS(chmod),        SCMP_SYS(fchmod),
+                       SCMP_SYS(fchmodat),   SCMP_SYS(chown),       SCMP_SYS(fchown),       SCMP_SYS(lchown),
+                       SCMP_SYS(fchownat),   SCMP_SYS(truncate),    SCMP_SYS(mount),        SCMP_SYS(umount2),
+                       SCMP_SYS(chroot),     SCMP_SYS(pivot_root),  SCMP_SYS(fsopen),       SCMP_SYS(fsmount),
+                       SCMP_SYS(move_mount), SCMP_SYS(open_tree),   SCMP_SYS(setxattr),     SCMP_SYS(lsetxattr),
+                       SCMP_SYS(fsetxattr),  SCMP_SYS(removexattr), SCMP_SYS(lremovexattr), SCMP_SYS(io_uring_setup)})
     deny(nr);
   // Nothing reaches cudoctor: no tracing or memory access, no joining its process group,
   // no signal by any route (kill, queued signals, a pidfd, SIGIO through F_SETOWN).
@@ -99,14 +99,15 @@ bool install_filter(pid_t parent, pid_t parent_group) {
     ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
                        SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<std::uint32_t>(target)));
   };
-  for (const int nr : {SCMP_SYS(kill), SCMP_SYS(tkill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo),
-                       SCMP_SYS(rt_tgsigqueueinfo)})
+  for (const int nr :
+       {SCMP_SYS(kill), SCMP_SYS(tkill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)})
     deny_target(nr, parent);
   deny_target(SCMP_SYS(kill), -parent);  // cudoctor's group, when it leads one
   deny_target(SCMP_SYS(kill), -parent_group);
   deny_target(SCMP_SYS(kill), -1);
   for (const int cmd : {F_SETOWN, F_SETOWN_EX})
-    ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(cmd)));
+    ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fcntl), 1,
+                       SCMP_A1(SCMP_CMP_EQ, static_cast<scmp_datum_t>(cmd)));
   // No keystrokes pushed into a terminal (TIOCSTI), should one be reachable.
   ::seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
                      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<scmp_datum_t>(TIOCSTI)));

@@ -45,11 +45,7 @@ TEST(Child, HangIsKilledAtTheDeadline) {
 }
 
 TEST(Child, ExitBeforeReportingIsNotSuccess) {
-  const auto r = run_in_child(
-      []() -> std::string {
-        std::exit(3);
-      },
-      std::chrono::seconds(5));
+  const auto r = run_in_child([]() -> std::string { std::exit(3); }, std::chrono::seconds(5));
   EXPECT_EQ(r.outcome.status, "exited");
   EXPECT_EQ(r.outcome.exit_code, 3);
 }
@@ -138,7 +134,8 @@ TEST(Child, ChildrenRunAtOnceUnderOneDeadline) {
   std::vector<ChildFn> fns;
   for (int i = 0; i < 4; ++i)
     fns.emplace_back([i]() -> std::string {
-      if (i % 2) for (;;) ::pause();
+      if (i % 2)
+        for (;;) ::pause();
       return std::to_string(i);
     });
   const auto runs = run_in_children(fns, std::chrono::milliseconds(500));

@@ -22,8 +22,8 @@ std::string cudart_child(const std::string& cudart, const std::string& libcuda);
 // GEMMs (fp32; fp16 from cc 5.3; bf16 from cc 8.0) checked against a CPU product.
 struct ComputeSizes {
   std::size_t copy_bytes = 64u << 20;
-  int check_n = 256;       // n of the n x n x n product checked against the CPU
-  int throughput_n = 4096; // n of the product timed
+  int check_n = 256;        // n of the n x n x n product checked against the CPU
+  int throughput_n = 4096;  // n of the product timed
 };
 // One device's computation check and the libraries for it (host paths).
 struct ComputeJob {

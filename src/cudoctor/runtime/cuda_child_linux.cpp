@@ -5,11 +5,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <random>
 #include <nlohmann/json.hpp>
-#include <cstdint>
+#include <random>
 
 #include "cudoctor/runtime/child.hpp"
 #include "cudoctor/runtime/cuda_child.hpp"
@@ -22,7 +22,7 @@ using snapshot::CudaCall;
 
 // A library opened in the child; symbols looked up by name (the ABI is NVIDIA's headers').
 class Lib {
-public:
+ public:
   Lib() = default;
   bool open(const std::string& path, int flags) {
     note_call("dlopen (the library's constructors)");
@@ -39,7 +39,7 @@ public:
   }
   const std::string& error() const { return m_error; }
 
-private:
+ private:
   void* m_h = nullptr;
   std::string m_error;
 };
@@ -77,12 +77,15 @@ std::string sysfs_bus_id(const char* id) {
 std::string driver_api_child(const std::string& libcuda) {
   snapshot::DriverApiFacts f;
   Lib cuda;
-  if (!cuda.open(libcuda, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", cuda.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!cuda.open(libcuda, RTLD_NOW | RTLD_LOCAL))
+    return nlohmann::json{{"load_error", cuda.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   note_call("cuDriverGetVersion");
   if (auto v = cuda.sym<CUresult (*)(int*)>("cuDriverGetVersion")) v(&f.driver_version);
   note_call("cuInit");
   auto init = cuda.sym<CUresult (*)(unsigned)>("cuInit");
-  if (!init) return nlohmann::json{{"load_error", "no cuInit in " + libcuda}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!init)
+    return nlohmann::json{{"load_error", "no cuInit in " + libcuda}}.dump(-1, ' ', false,
+                                                                          nlohmann::json::error_handler_t::replace);
   f.init = driver_call(cuda, init(0));
   if (f.init.code == 0) {
     note_call("cuDeviceGetCount");
@@ -114,7 +117,7 @@ std::string driver_api_child(const std::string& libcuda) {
       };
       d.compute_capability = std::to_string(a(k_attr_cc_major)) + "." + std::to_string(a(k_attr_cc_minor));
       d.multiprocessors = a(k_attr_sm_count);
-      d.clock_mhz = a(k_attr_clock) / 1000;          // kHz
+      d.clock_mhz = a(k_attr_clock) / 1000;             // kHz
       d.memory_clock_mhz = a(k_attr_mem_clock) / 1000;  // kHz
       d.memory_bus_width_bits = a(k_attr_bus_width);
       char pci[64] = {};
@@ -162,8 +165,10 @@ std::string cudart_child(const std::string& cudart, const std::string& libcuda) 
   snapshot::CudartFacts f;
   Lib cuda, rt;
   std::string err;
-  if (!preload(cuda, libcuda, err)) return nlohmann::json{{"load_error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (!rt.open(cudart, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", rt.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!preload(cuda, libcuda, err))
+    return nlohmann::json{{"load_error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!rt.open(cudart, RTLD_NOW | RTLD_LOCAL))
+    return nlohmann::json{{"load_error", rt.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   note_call("cudaRuntimeGetVersion");
   if (auto v = rt.sym<cudaError_t (*)(int*)>("cudaRuntimeGetVersion")) v(&f.runtime_version);
   note_call("cudaDriverGetVersion");
@@ -234,8 +239,8 @@ struct Cuda {
   cudaError_t (*sync)() = nullptr;
   cublasStatus_t (*create)(cublasHandle_t*) = nullptr;
   cublasStatus_t (*destroy)(cublasHandle_t) = nullptr;
-  cublasStatus_t (*gemm_ex)(cublasHandle_t, int, int, int, int, int, const void*, const void*, int, int, const void*, int,
-                            int, const void*, void*, int, int, int, int) = nullptr;
+  cublasStatus_t (*gemm_ex)(cublasHandle_t, int, int, int, int, int, const void*, const void*, int, int, const void*,
+                            int, int, const void*, void*, int, int, int, int) = nullptr;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -244,14 +249,15 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 // The turn to time copies: one byte in a pipe shared by the compute children.
 class CopyTurn {
-public:
+ public:
   CopyTurn(int read_fd, int write_fd, std::chrono::steady_clock::time_point give_up)
       : m_read(read_fd), m_write(write_fd), m_give_up(give_up) {}
   bool take() {
     if (m_read < 0) return false;
     note_call("waiting for the turn to time copies");
     for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(m_give_up - std::chrono::steady_clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(m_give_up - std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
       pollfd p{m_read, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -267,7 +273,7 @@ public:
   CopyTurn(const CopyTurn&) = delete;
   CopyTurn& operator=(const CopyTurn&) = delete;
 
-private:
+ private:
   int m_read, m_write;
   std::chrono::steady_clock::time_point m_give_up;
   bool m_held = false;
@@ -411,8 +417,10 @@ std::string compute_child(const ComputeJob& job, ComputeSizes sizes, CopyTurn& t
   out.device = device;
   Cuda c;
   std::string err;
-  if (!preload(c.cuda, libcuda, err)) return nlohmann::json{{"load_error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (!c.rt.open(cudart, RTLD_NOW | RTLD_GLOBAL)) return nlohmann::json{{"load_error", c.rt.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!preload(c.cuda, libcuda, err))
+    return nlohmann::json{{"load_error", err}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!c.rt.open(cudart, RTLD_NOW | RTLD_GLOBAL))
+    return nlohmann::json{{"load_error", c.rt.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   c.set_device = c.rt.sym<decltype(c.set_device)>("cudaSetDevice");
   c.malloc_ = c.rt.sym<decltype(c.malloc_)>("cudaMalloc");
   c.free_ = c.rt.sym<decltype(c.free_)>("cudaFree");
@@ -421,18 +429,25 @@ std::string compute_child(const ComputeJob& job, ComputeSizes sizes, CopyTurn& t
   c.memcpy_ = c.rt.sym<decltype(c.memcpy_)>("cudaMemcpy");
   c.sync = c.rt.sym<decltype(c.sync)>("cudaDeviceSynchronize");
   if (!c.set_device || !c.malloc_ || !c.free_ || !c.memcpy_ || !c.sync)
-    return nlohmann::json{{"load_error", "the runtime lacks cudaMalloc/cudaMemcpy"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return nlohmann::json{{"load_error", "the runtime lacks cudaMalloc/cudaMemcpy"}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
   note_call("cudaSetDevice");
   out.allocation = runtime_call(c.rt, c.set_device(device));
-  if (out.allocation.code != 0) return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (out.allocation.code != 0)
+    return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   copies(c, out, sizes.copy_bytes, turn);
   turn.give_back();
-  if (out.allocation.code != 0 || cublas.empty()) return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (!c.blas.open(cublas, RTLD_NOW | RTLD_LOCAL)) return nlohmann::json{{"load_error", c.blas.error()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (out.allocation.code != 0 || cublas.empty())
+    return nlohmann::json(out).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!c.blas.open(cublas, RTLD_NOW | RTLD_LOCAL))
+    return nlohmann::json{{"load_error", c.blas.error()}}.dump(-1, ' ', false,
+                                                               nlohmann::json::error_handler_t::replace);
   c.create = c.blas.sym<decltype(c.create)>("cublasCreate_v2");
   c.destroy = c.blas.sym<decltype(c.destroy)>("cublasDestroy_v2");
   c.gemm_ex = c.blas.sym<decltype(c.gemm_ex)>("cublasGemmEx");
-  if (!c.create || !c.gemm_ex) return nlohmann::json{{"load_error", "cuBLAS lacks cublasCreate_v2/cublasGemmEx"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (!c.create || !c.gemm_ex)
+    return nlohmann::json{{"load_error", "cuBLAS lacks cublasCreate_v2/cublasGemmEx"}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
   cublasHandle_t h = nullptr;
   note_call("cublasCreate_v2");
   if (const auto st = c.create(&h); st != 0) {

@@ -40,18 +40,18 @@ struct EnvVar {
 };
 
 struct HostFacts {
-  std::string os_id;           // /etc/os-release ID, "debian"
-  std::string os_version;      // VERSION_ID, "12"
-  std::string os_pretty_name;  // PRETTY_NAME
-  std::string kernel;          // /proc/sys/kernel/osrelease
-  std::string arch;            // /proc/sys/kernel/arch, "x86_64"
-  std::string hostname;        // /proc/sys/kernel/hostname
-  std::string user;            // effective user name, "" if not in the password database
-  std::uint32_t uid = 0;       // effective uid
+  std::string os_id;                // /etc/os-release ID, "debian"
+  std::string os_version;           // VERSION_ID, "12"
+  std::string os_pretty_name;       // PRETTY_NAME
+  std::string kernel;               // /proc/sys/kernel/osrelease
+  std::string arch;                 // /proc/sys/kernel/arch, "x86_64"
+  std::string hostname;             // /proc/sys/kernel/hostname
+  std::string user;                 // effective user name, "" if not in the password database
+  std::uint32_t uid = 0;            // effective uid
   std::vector<std::uint32_t> gids;  // effective gid, then supplementary groups
-  Detected container;          // kind: docker, podman, kubernetes, apptainer, lxc, systemd-nspawn
-  Detected wsl;                // kind: "wsl2" or "wsl1"
-  Detected hypervisor;         // kind: kvm, vmware, hyperv, xen, … or "unknown" with the cpu flag only
+  Detected container;               // kind: docker, podman, kubernetes, apptainer, lxc, systemd-nspawn
+  Detected wsl;                     // kind: "wsl2" or "wsl1"
+  Detected hypervisor;              // kind: kvm, vmware, hyperv, xen, … or "unknown" with the cpu flag only
   std::optional<bool> secure_boot;  // efivars SecureBoot; nullopt: no EFI or unreadable
   std::string secure_boot_evidence;
   // What --redact hides. Not written to the JSON: a report must not list the machine's

@@ -20,21 +20,21 @@ struct FrameworkLibrary {
 };
 
 struct Framework {
-  std::string name;      // torch, tensorflow, jax, cupy, onnxruntime
-  std::string version;   // "2.5.1+cu124"
-  std::string cuda;      // the CUDA it was built for, "" for a CPU-only build
-  std::string hip;       // ROCm build
+  std::string name;     // torch, tensorflow, jax, cupy, onnxruntime
+  std::string version;  // "2.5.1+cu124"
+  std::string cuda;     // the CUDA it was built for, "" for a CPU-only build
+  std::string hip;      // ROCm build
   std::string cudnn;
-  std::string location;  // logical path of the package
-  std::string source;    // where the facts come from: "torch/version.py"
+  std::string location;     // logical path of the package
+  std::string source;       // where the facts come from: "torch/version.py"
   std::string gpu_library;  // the library whose tree was resolved
   std::vector<FrameworkLibrary> libraries;
   std::vector<std::string> missing;           // sonames not found (libcuda.so.1 excepted)
   std::vector<std::string> missing_versions;  // "GLIBCXX_3.4.32 (in /usr/lib/…/libstdc++.so.6)"
   std::vector<std::string> sm_archs;          // in its own libraries' fatbins
   std::vector<std::string> ptx_archs;
-  std::vector<std::string> requires_nvidia;   // Requires-Dist: "nvidia-cudnn-cu12==9.1.0.70"
-  std::string error;                          // the GPU library could not be read
+  std::vector<std::string> requires_nvidia;  // Requires-Dist: "nvidia-cudnn-cu12==9.1.0.70"
+  std::string error;                         // the GPU library could not be read
   // Who installed it: the dist-info's INSTALLER ("pip", "uv", "conda"), else "conda" when the
   // environment's conda-meta names the package, else "" unknown.
   std::string installer;
@@ -71,8 +71,8 @@ struct EnvListCut {
 };
 
 struct PythonFacts {
-  std::string path_python;       // the python3 (or python) first on PATH, logical
-  std::string path_python_env;   // the prefix of its environment
+  std::string path_python;      // the python3 (or python) first on PATH, logical
+  std::string path_python_env;  // the prefix of its environment
   std::vector<PythonEnv> envs;
   std::vector<EnvListCut> lists_cut;  // lists of environments not inspected to the end
   bool operator==(const PythonFacts&) const = default;

@@ -28,22 +28,22 @@ struct PciDevice {
   std::uint16_t device_id = 0;
   std::uint16_t subsystem_vendor_id = 0;
   std::uint16_t subsystem_device_id = 0;
-  std::uint32_t class_code = 0;  // 0x030000 VGA, 0x030200 3D controller
-  std::string vendor_name;       // pci.ids, "" when unknown
-  std::string device_name;       // pci.ids, "AD107M [GeForce RTX 4060 Max-Q / Mobile]"
-  std::string subsystem_name;    // pci.ids
-  std::string driver;            // bound kernel driver ("nvidia", "nouveau", "vfio-pci"), "" if none
+  std::uint32_t class_code = 0;    // 0x030000 VGA, 0x030200 3D controller
+  std::string vendor_name;         // pci.ids, "" when unknown
+  std::string device_name;         // pci.ids, "AD107M [GeForce RTX 4060 Max-Q / Mobile]"
+  std::string subsystem_name;      // pci.ids
+  std::string driver;              // bound kernel driver ("nvidia", "nouveau", "vfio-pci"), "" if none
   std::string current_link_speed;  // as sysfs writes it, "16.0 GT/s PCIe"
   std::string max_link_speed;
-  int current_link_width = 0;      // lanes; 0 unknown
+  int current_link_width = 0;  // lanes; 0 unknown
   int max_link_width = 0;
-  std::string runtime_status;      // power/runtime_status: active, suspended, …
-  bool boot_vga = false;           // boot_vga == 1
+  std::string runtime_status;  // power/runtime_status: active, suspended, …
+  bool boot_vga = false;       // boot_vga == 1
   bool operator==(const PciDevice&) const = default;
 };
 
 struct ModuleState {
-  std::string name;   // "nvidia"
+  std::string name;  // "nvidia"
   bool loaded = false;
   std::string state;  // /proc/modules: Live, Loading, Unloading
   bool operator==(const ModuleState&) const = default;
@@ -58,22 +58,22 @@ struct Blacklist {
 };
 
 struct KernelModule {
-  std::string version;        // "535.104.05"; "" when no NVIDIA module is loaded
+  std::string version;         // "535.104.05"; "" when no NVIDIA module is loaded
   std::string version_source;  // /proc/driver/nvidia/version or /sys/module/nvidia/version
-  std::string version_line;   // the NVRM line as the kernel wrote it
-  std::string flavor;         // "proprietary", "open", "" unknown
+  std::string version_line;    // the NVRM line as the kernel wrote it
+  std::string flavor;          // "proprietary", "open", "" unknown
   bool operator==(const KernelModule&) const = default;
 };
 
 struct DeviceNode {
-  std::string path;     // "/dev/nvidia0"
-  std::string type;     // sys::FileType name: char_device, missing, file, …
+  std::string path;  // "/dev/nvidia0"
+  std::string type;  // sys::FileType name: char_device, missing, file, …
   std::uint32_t major = 0;
   std::uint32_t minor = 0;
   std::uint32_t mode = 0;  // permission bits
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
-  bool can_read = false;   // for the effective user, from mode, owner and groups
+  bool can_read = false;  // for the effective user, from mode, owner and groups
   bool can_write = false;
   bool operator==(const DeviceNode&) const = default;
 };
@@ -97,7 +97,8 @@ struct DriverLibrary {
   std::string path;       // where the loader finds the soname, "" when not found
   std::string real_path;  // after following links
   std::string version;    // from the real file name, "535.104.05"
-  std::string found_by;   // "ld.so.conf: /etc/ld.so.conf.d/x86_64-linux-gnu.conf", "default directory", "LD_LIBRARY_PATH"
+  std::string
+      found_by;  // "ld.so.conf: /etc/ld.so.conf.d/x86_64-linux-gnu.conf", "default directory", "LD_LIBRARY_PATH"
   std::vector<std::string> searched;  // directories looked in, in order, when not found
   // When not found: files and links of the soname in the usual driver directories and the
   // ld.so.conf ones, so "installed but its link dangles" is told from "not installed".
@@ -107,26 +108,26 @@ struct DriverLibrary {
 
 // How a probe run in a child process ended.
 struct ChildOutcome {
-  std::string status;  // "ok", "crashed", "timeout", "exited", "failed_to_start", "not_run"
-  int signal = 0;      // crashed: the signal
-  int exit_code = 0;   // exited: the code
-  double seconds = 0;  // wall time of the child
-  std::string message; // anything the child or the parent said about it
+  std::string status;     // "ok", "crashed", "timeout", "exited", "failed_to_start", "not_run"
+  int signal = 0;         // crashed: the signal
+  int exit_code = 0;      // exited: the code
+  double seconds = 0;     // wall time of the child
+  std::string message;    // anything the child or the parent said about it
   std::string last_call;  // the vendor call it was in when it did not finish ("cuInit"), if known
   bool operator==(const ChildOutcome&) const = default;
 };
 
 struct NvmlGpu {
   int index = 0;
-  std::string name;          // nvmlDeviceGetName
+  std::string name;  // nvmlDeviceGetName
   std::string uuid;
-  std::string pci_bus_id;    // normalised to sysfs form, "0000:01:00.0"
+  std::string pci_bus_id;  // normalised to sysfs form, "0000:01:00.0"
   std::uint64_t memory_total_bytes = 0;
   std::uint64_t memory_used_bytes = 0;
-  int temperature_c = -1;     // -1 unknown
+  int temperature_c = -1;  // -1 unknown
   int utilization_gpu_pct = -1;
   int utilization_memory_pct = -1;
-  int power_limit_w = -1;     // from milliwatts
+  int power_limit_w = -1;  // from milliwatts
   int power_draw_w = -1;
   int clock_graphics_mhz = -1;
   int clock_sm_mhz = -1;
@@ -137,34 +138,34 @@ struct NvmlGpu {
   int pcie_gen_max = -1;
   int pcie_width_current = -1;
   int pcie_width_max = -1;
-  std::string persistence_mode;  // "enabled", "disabled", "" unknown
-  std::string mig_mode;          // "enabled", "disabled", "" unsupported
-  std::string compute_capability;  // "9.0"
+  std::string persistence_mode;     // "enabled", "disabled", "" unknown
+  std::string mig_mode;             // "enabled", "disabled", "" unsupported
+  std::string compute_capability;   // "9.0"
   std::vector<std::string> errors;  // "nvmlDeviceGetPowerManagementLimit: Not Supported"
   bool operator==(const NvmlGpu&) const = default;
 };
 
 struct NvmlFacts {
-  std::string library;        // logical path of libnvidia-ml.so.1 used, "" if none found
+  std::string library;  // logical path of libnvidia-ml.so.1 used, "" if none found
   ChildOutcome outcome;
-  int init_code = -1;         // nvmlInit_v2 return, -1 not called
+  int init_code = -1;             // nvmlInit_v2 return, -1 not called
   std::string init_error_name;    // "NVML_ERROR_DRIVER_NOT_LOADED"
   std::string init_error_string;  // nvmlErrorString: "Driver Not Loaded"
   std::string driver_version;     // nvmlSystemGetDriverVersion
   int cuda_driver_version = 0;    // nvmlSystemGetCudaDriverVersion_v2, 12020
-  std::vector<NvmlGpu> gpus;  // as NVML listed them; gather() moves them into Snapshot::gpus
+  std::vector<NvmlGpu> gpus;      // as NVML listed them; gather() moves them into Snapshot::gpus
   bool operator==(const NvmlFacts&) const = default;
 };
 
 struct DriverFacts {
-  std::vector<ModuleState> modules;     // nvidia, nvidia_uvm, nvidia_drm, nvidia_modeset, nouveau
-  bool modules_listed = false;          // /proc/modules was read
+  std::vector<ModuleState> modules;  // nvidia, nvidia_uvm, nvidia_drm, nvidia_modeset, nouveau
+  bool modules_listed = false;       // /proc/modules was read
   std::vector<Blacklist> blacklists;
   KernelModule kernel_module;
   std::vector<std::string> module_files;  // nvidia.ko* under /lib/modules/<running kernel>
   std::vector<DeviceNode> device_nodes;
-  std::string nvidia_modprobe;          // path of the nvidia-modprobe helper, "" if not installed
-  bool nvidia_modprobe_setuid = false;  // setuid root: CUDA can then create nodes and load nvidia-uvm itself
+  std::string nvidia_modprobe;           // path of the nvidia-modprobe helper, "" if not installed
+  bool nvidia_modprobe_setuid = false;   // setuid root: CUDA can then create nodes and load nvidia-uvm itself
   std::vector<DriverLibrary> libraries;  // libcuda.so.1, libnvidia-ml.so.1
   NvmlFacts nvml;
   std::vector<PciDevice> other_display_devices;  // display controllers not made by NVIDIA
@@ -174,14 +175,15 @@ struct DriverFacts {
 
 // An NVIDIA GPU: its PCI function and, when NVML answered, NVML's view of it.
 struct Gpu {
-  PciDevice pci;               // address empty when NVML sees a GPU sysfs does not show
+  PciDevice pci;  // address empty when NVML sees a GPU sysfs does not show
   std::optional<NvmlGpu> nvml;
   bool operator==(const Gpu&) const = default;
 };
 
 // L2: one piece of evidence for a toolkit's version.
 struct VersionWitness {
-  std::string source;   // "version.json", "nvcc binary" (its embedded banner), "libcudart.so.12.2.140", "dist-info nvidia_cuda_runtime-13.0.96"
+  std::string source;   // "version.json", "nvcc binary" (its embedded banner), "libcudart.so.12.2.140", "dist-info
+                        // nvidia_cuda_runtime-13.0.96"
   std::string version;  // "12.2.140"
   bool operator==(const VersionWitness&) const = default;
 };
@@ -195,12 +197,13 @@ struct ToolkitComponent {
 
 // A CUDA toolkit installation.
 struct Toolkit {
-  std::string root;       // logical, canonical: /usr/local/cuda-12.2, /usr/lib/nvidia-cuda-toolkit
-  std::vector<std::string> found_by;  // "/usr/local/cuda-* directory", "/usr/local/cuda link", "CUDA_HOME", "nvcc on PATH", …
-  std::string layout;     // "nvidia" (bin, lib64 under one root), "debian" (nvidia-cuda-toolkit), "conda"
-  std::string version;    // the best witness: nvcc's, else the runtime's
+  std::string root;  // logical, canonical: /usr/local/cuda-12.2, /usr/lib/nvidia-cuda-toolkit
+  std::vector<std::string>
+      found_by;         // "/usr/local/cuda-* directory", "/usr/local/cuda link", "CUDA_HOME", "nvcc on PATH", …
+  std::string layout;   // "nvidia" (bin, lib64 under one root), "debian" (nvidia-cuda-toolkit), "conda"
+  std::string version;  // the best witness: nvcc's, else the runtime's
   std::vector<VersionWitness> witnesses;
-  std::string nvcc;       // logical path, "" when the toolkit has none
+  std::string nvcc;  // logical path, "" when the toolkit has none
   std::string bin_dir;
   std::string lib_dir;
   std::vector<ToolkitComponent> components;
@@ -226,19 +229,18 @@ struct LoaderPick {
 
 struct ToolkitFacts {
   std::vector<Toolkit> toolkits;
-  std::string cuda_link_target;  // /usr/local/cuda -> as written, "" when absent
+  std::string cuda_link_target;    // /usr/local/cuda -> as written, "" when absent
   std::string cuda_link_resolved;  // canonical, "" when dangling or absent
-  std::string path_nvcc;          // the first nvcc on PATH (logical), "" none
+  std::string path_nvcc;           // the first nvcc on PATH (logical), "" none
   std::string path_nvcc_real;
   std::optional<std::string> cuda_home, cuda_path, cuda_root;  // environment
-  std::vector<std::string> path;             // PATH entries
-  std::vector<std::string> ld_library_path;  // LD_LIBRARY_PATH entries
-  std::vector<std::string> ld_so_conf_dirs;  // directories /etc/ld.so.conf(.d) names, with the file
+  std::vector<std::string> path;                               // PATH entries
+  std::vector<std::string> ld_library_path;                    // LD_LIBRARY_PATH entries
+  std::vector<std::string> ld_so_conf_dirs;                    // directories /etc/ld.so.conf(.d) names, with the file
   std::vector<GlobalSetting> global_settings;
   std::vector<LoaderPick> cudart_picks;  // libcudart.so.<major> for each toolkit major, as the loader finds it
   bool operator==(const ToolkitFacts&) const = default;
 };
-
 
 // The result of one CUDA API call: its code, NVIDIA's name and message for it.
 struct CudaCall {
@@ -277,9 +279,9 @@ struct DriverApiFacts {
 
 // L4: one CUDA runtime library (libcudart) loaded over that driver.
 struct CudartFacts {
-  std::string library;        // logical path
-  std::string origin;         // what it belongs to: "toolkit /usr/local/cuda-13.0"
-  std::string driver_library; // the libcuda preloaded for it, "" when none exists
+  std::string library;         // logical path
+  std::string origin;          // what it belongs to: "toolkit /usr/local/cuda-13.0"
+  std::string driver_library;  // the libcuda preloaded for it, "" when none exists
   ChildOutcome outcome;
   int runtime_version = 0;  // cudaRuntimeGetVersion, 13000
   int driver_version = 0;   // cudaDriverGetVersion (0 when no driver)
@@ -292,8 +294,8 @@ struct CudartFacts {
 struct CopyCheck {
   std::string kind;  // h2d_pageable, d2h_pageable, h2d_pinned, d2h_pinned
   std::uint64_t bytes = 0;
-  double gb_per_s = 0;  // 1e9 bytes per second
-  bool matches = false; // the bytes came back unchanged (d2h after h2d)
+  double gb_per_s = 0;   // 1e9 bytes per second
+  bool matches = false;  // the bytes came back unchanged (d2h after h2d)
   bool operator==(const CopyCheck&) const = default;
 };
 
@@ -303,9 +305,9 @@ struct GemmCheck {
   double max_abs_error = 0;  // against a CPU product of the same inputs, in double
   double tolerance = 0;      // allowed max_abs_error for this size and type
   bool passed = false;
-  double tflops = 0;         // from a larger product, timed
-  int throughput_size = 0;   // n of the n x n x n product timed
-  CudaCall status;           // the first failing call, code 0 when all succeeded
+  double tflops = 0;        // from a larger product, timed
+  int throughput_size = 0;  // n of the n x n x n product timed
+  CudaCall status;          // the first failing call, code 0 when all succeeded
   bool operator==(const GemmCheck&) const = default;
 };
 
@@ -325,8 +327,8 @@ struct ComputeCheck {
 };
 
 struct RuntimeFacts {
-  bool ran = false;  // false with --no-runtime, or under --root without --runtime
-  std::string not_run_reason;  // why not, when ran is false and probes were wanted
+  bool ran = false;                                 // false with --no-runtime, or under --root without --runtime
+  std::string not_run_reason;                       // why not, when ran is false and probes were wanted
   std::optional<std::string> cuda_visible_devices;  // the environment variable, if set
   DriverApiFacts driver_api;
   std::vector<CudartFacts> cudarts;

@@ -4,12 +4,12 @@ namespace cudoctor::snapshot {
 
 // The macro writes to_json/from_json with every listed field; from_json takes defaults for
 // missing keys.
-#define CUDOCTOR_JSON(Type, ...)                                                       \
-  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {         \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))           \
-  }                                                                                    \
-  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {       \
-    const Type nlohmann_json_default_obj{};                                            \
+#define CUDOCTOR_JSON(Type, ...)                                                            \
+  void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {              \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))                \
+  }                                                                                         \
+  void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) {            \
+    const Type nlohmann_json_default_obj{};                                                 \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__)) \
   }
 
@@ -21,8 +21,8 @@ CUDOCTOR_JSON(EnvVar, name, value, source)
 CUDOCTOR_JSON(HostFacts, os_id, os_version, os_pretty_name, kernel, arch, hostname, user, uid, gids, container, wsl,
               hypervisor, secure_boot, secure_boot_evidence, os_like, tools, packages, packages_known, nvidia_env)
 CUDOCTOR_JSON(PciDevice, address, vendor_id, device_id, subsystem_vendor_id, subsystem_device_id, class_code,
-              vendor_name, device_name, subsystem_name, driver, current_link_speed, max_link_speed,
-              current_link_width, max_link_width, runtime_status, boot_vga)
+              vendor_name, device_name, subsystem_name, driver, current_link_speed, max_link_speed, current_link_width,
+              max_link_width, runtime_status, boot_vga)
 CUDOCTOR_JSON(ModuleState, name, loaded, state)
 CUDOCTOR_JSON(Blacklist, module, source, line)
 CUDOCTOR_JSON(KernelModule, version, version_source, version_line, flavor)
@@ -33,17 +33,16 @@ CUDOCTOR_JSON(ChildOutcome, status, signal, exit_code, seconds, message, last_ca
 CUDOCTOR_JSON(NvmlGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory_used_bytes, temperature_c,
               utilization_gpu_pct, utilization_memory_pct, power_limit_w, power_draw_w, clock_graphics_mhz,
               clock_sm_mhz, clock_memory_mhz, max_clock_graphics_mhz, max_clock_memory_mhz, pcie_gen_current,
-              pcie_gen_max, pcie_width_current, pcie_width_max, persistence_mode, mig_mode, compute_capability,
-              errors)
+              pcie_gen_max, pcie_width_current, pcie_width_max, persistence_mode, mig_mode, compute_capability, errors)
 CUDOCTOR_JSON(NvmlFacts, library, outcome, init_code, init_error_name, init_error_string, driver_version,
               cuda_driver_version, gpus)
 CUDOCTOR_JSON(DriverFacts, modules, modules_listed, blacklists, kernel_module, module_files, device_nodes,
-              nvidia_modprobe, nvidia_modprobe_setuid, libraries, nvml,
-              other_display_devices, pci_listed)
+              nvidia_modprobe, nvidia_modprobe_setuid, libraries, nvml, other_display_devices, pci_listed)
 CUDOCTOR_JSON(Gpu, pci, nvml)
 CUDOCTOR_JSON(VersionWitness, source, version)
 CUDOCTOR_JSON(ToolkitComponent, name, version, library)
-CUDOCTOR_JSON(Toolkit, root, found_by, layout, version, witnesses, nvcc, bin_dir, lib_dir, components, nvcc_archs, missing)
+CUDOCTOR_JSON(Toolkit, root, found_by, layout, version, witnesses, nvcc, bin_dir, lib_dir, components, nvcc_archs,
+              missing)
 CUDOCTOR_JSON(GlobalSetting, file, line, text)
 CUDOCTOR_JSON(LoaderPick, soname, path, rule)
 CUDOCTOR_JSON(ToolkitFacts, toolkits, cuda_link_target, cuda_link_resolved, path_nvcc, path_nvcc_real, cuda_home,
@@ -59,8 +58,8 @@ CUDOCTOR_JSON(CudaCall, code, name, message)
 CUDOCTOR_JSON(CudaDevice, index, name, compute_capability, memory_total_bytes, multiprocessors, clock_mhz,
               memory_clock_mhz, memory_bus_width_bits, pci_bus_id, context)
 CUDOCTOR_JSON(DriverApiFacts, library, outcome, driver_version, init, device_count_call, device_count, devices)
-CUDOCTOR_JSON(CudartFacts, library, origin, driver_library, outcome, runtime_version, driver_version,
-              device_count_call, device_count, set_device)
+CUDOCTOR_JSON(CudartFacts, library, origin, driver_library, outcome, runtime_version, driver_version, device_count_call,
+              device_count, set_device)
 CUDOCTOR_JSON(CopyCheck, kind, bytes, gb_per_s, matches)
 CUDOCTOR_JSON(GemmCheck, dtype, m, n, k, max_abs_error, tolerance, passed, tflops, throughput_size, status)
 CUDOCTOR_JSON(ComputeCheck, device, cudart, cublas, outcome, allocation, copies, copies_timed_alone, gemms)

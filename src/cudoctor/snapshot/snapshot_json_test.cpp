@@ -10,16 +10,29 @@ Snapshot populated() {
   Snapshot s;
   s.tool_version = "0.1.0";
   s.root = "/fixture";
-  s.host = {"ubuntu", "22.04", "Ubuntu 22.04.4 LTS", "6.5.0-35-generic", "x86_64", "box", "ana", 1000, {1000, 44},
-            {"docker", {"/.dockerenv exists"}}, {"wsl2", {"/dev/dxg exists"}}, {"kvm", {"flag"}}, true, "value 1"};
+  s.host = {"ubuntu",
+            "22.04",
+            "Ubuntu 22.04.4 LTS",
+            "6.5.0-35-generic",
+            "x86_64",
+            "box",
+            "ana",
+            1000,
+            {1000, 44},
+            {"docker", {"/.dockerenv exists"}},
+            {"wsl2", {"/dev/dxg exists"}},
+            {"kvm", {"flag"}},
+            true,
+            "value 1"};
   s.host.os_like = {"rhel", "centos", "fedora"};
   s.host.tools = {{"nvidia-smi", "/usr/bin/nvidia-smi"}, {"uv", "/home/ana/.local/bin/uv"}};
   s.host.packages = {{"nvidia-driver-535", "535.183.01-0ubuntu1", "dpkg"}, {"cuda", "12.4.1-1", "pacman"}};
   s.host.packages_known = {"dpkg", "pacman"};
   s.host.nvidia_env = {{"NVIDIA_VISIBLE_DEVICES", "all", "/proc/1/environ"},
                        {"CUDA_MODULE_LOADING", "LAZY", "environment"}};
-  PciDevice p{"0000:01:00.0", 0x10de, 0x28e0, 0x17aa, 0x3c5a, 0x030000, "NVIDIA Corporation", "AD107M", "sub", "nvidia",
-              "2.5 GT/s PCIe", "16.0 GT/s PCIe", 8, 8, "suspended", true};
+  PciDevice p{"0000:01:00.0", 0x10de, 0x28e0,   0x17aa,          0x3c5a,           0x030000, "NVIDIA Corporation",
+              "AD107M",       "sub",  "nvidia", "2.5 GT/s PCIe", "16.0 GT/s PCIe", 8,        8,
+              "suspended",    true};
   s.driver.modules = {{"nvidia", true, "Live"}};
   s.driver.modules_listed = true;
   s.driver.blacklists = {{"nouveau", "/etc/modprobe.d/x.conf:1", "blacklist nouveau"}};
@@ -51,8 +64,18 @@ Snapshot populated() {
   s.driver.nvml.cuda_driver_version = 12020;
   s.driver.other_display_devices = {p};
   s.driver.pci_listed = true;
-  NvmlGpu g{1, "NVIDIA GeForce RTX 4060 Laptop GPU", "GPU-1", "0000:01:00.0", 8ull << 30, 1ull << 20, 40, 3, 1, 115, 12,
-            210, 210, 405, 3105, 8001, 1, 4, 8, 8, "disabled", "", "8.9", {"nvmlDeviceGetPowerUsage: Not Supported"}};
+  NvmlGpu g{1,          "NVIDIA GeForce RTX 4060 Laptop GPU",
+            "GPU-1",    "0000:01:00.0",
+            8ull << 30, 1ull << 20,
+            40,         3,
+            1,          115,
+            12,         210,
+            210,        405,
+            3105,       8001,
+            1,          4,
+            8,          8,
+            "disabled", "",
+            "8.9",      {"nvmlDeviceGetPowerUsage: Not Supported"}};
   s.driver.nvml.gpus = {g};
   s.gpus = {{p, g}, {PciDevice{}, std::nullopt}};
   s.unreadable = {{"/proc/modules", "Permission denied"}};

@@ -90,13 +90,13 @@ util::Result<std::string> FakeSys::read_file(std::string_view path, std::size_t 
 
 namespace {
 class StringBlob final : public Blob {
-public:
+ public:
   StringBlob(std::string s, bool shrank) : m_s(std::move(s)), m_shrank(shrank) {}
   const unsigned char* data() const override { return reinterpret_cast<const unsigned char*>(m_s.data()); }
   std::size_t size() const override { return m_s.size(); }
   bool shrank() const override { return m_shrank; }
 
-private:
+ private:
   std::string m_s;
   bool m_shrank;
 };
@@ -152,6 +152,5 @@ std::optional<std::string> FakeSys::env(std::string_view name) const {
   if (it == m_env.end()) return std::nullopt;
   return it->second;
 }
-
 
 }  // namespace cudoctor::sys

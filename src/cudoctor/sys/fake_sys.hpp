@@ -10,7 +10,7 @@
 namespace cudoctor::sys {
 
 class FakeSys final : public Sys {
-public:
+ public:
   FakeSys& file(std::string path, std::string content, std::uint32_t mode = 0644);
   FakeSys& link(std::string path, std::string target);
   FakeSys& dir(std::string path);
@@ -37,7 +37,7 @@ public:
 
   const std::set<std::string>& reads() const { return m_reads; }
 
-private:
+ private:
   struct Node {
     FileStat st;
     std::string content;  // file content or link target

@@ -1,5 +1,3 @@
-#include "cudoctor/sys/mapped_file_guard.hpp"
-
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -7,6 +5,8 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+
+#include "cudoctor/sys/mapped_file_guard.hpp"
 
 namespace cudoctor::sys {
 namespace {
@@ -33,7 +33,8 @@ void on_sigbus(int sig, siginfo_t* info, void* context) {
     if (start == 0 || addr < start || addr >= start + length) continue;
     const auto from = addr & ~(g_page - 1);
     const auto end = (start + length + g_page - 1) & ~(g_page - 1);
-    void* p = ::mmap(reinterpret_cast<void*>(from), end - from, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    void* p =
+        ::mmap(reinterpret_cast<void*>(from), end - from, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (p != MAP_FAILED) {
       s.shrank.store(true, std::memory_order_release);
       return;  // the read is retried and sees zeros

@@ -11,15 +11,24 @@ namespace cudoctor::sys {
 
 std::string_view to_string(FileType t) {
   switch (t) {
-    case FileType::missing: return "missing";
-    case FileType::regular: return "file";
-    case FileType::directory: return "directory";
-    case FileType::symlink: return "symlink";
-    case FileType::char_device: return "char_device";
-    case FileType::block_device: return "block_device";
-    case FileType::fifo: return "fifo";
-    case FileType::socket: return "socket";
-    case FileType::other: return "other";
+    case FileType::missing:
+      return "missing";
+    case FileType::regular:
+      return "file";
+    case FileType::directory:
+      return "directory";
+    case FileType::symlink:
+      return "symlink";
+    case FileType::char_device:
+      return "char_device";
+    case FileType::block_device:
+      return "block_device";
+    case FileType::fifo:
+      return "fifo";
+    case FileType::socket:
+      return "socket";
+    case FileType::other:
+      return "other";
   }
   return "other";
 }
@@ -58,8 +67,9 @@ std::string basename(std::string_view path) {
   return n.substr(n.rfind('/') + 1);
 }
 
-util::Result<std::string> canonical_with(std::string_view path, const std::function<FileStat(const std::string&)>& lstat,
-                                        const std::function<util::Result<std::string>(const std::string&)>& readlink) {
+util::Result<std::string> canonical_with(std::string_view path,
+                                         const std::function<FileStat(const std::string&)>& lstat,
+                                         const std::function<util::Result<std::string>(const std::string&)>& readlink) {
   // Resolve component by component, as the kernel does, but with absolute link targets
   // taken inside the root. 40 links at most, the kernel's own limit (MAXSYMLINKS).
   std::vector<std::string> todo;

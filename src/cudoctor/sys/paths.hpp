@@ -17,7 +17,8 @@ std::string basename(std::string_view path);
 
 // Resolves links component by component with the given lstat and readlink of logical
 // paths; absolute link targets restart at the logical root. Sys implementations use it.
-util::Result<std::string> canonical_with(std::string_view path, const std::function<FileStat(const std::string&)>& lstat,
-                                        const std::function<util::Result<std::string>(const std::string&)>& readlink);
+util::Result<std::string> canonical_with(std::string_view path,
+                                         const std::function<FileStat(const std::string&)>& lstat,
+                                         const std::function<util::Result<std::string>(const std::string&)>& readlink);
 
 }  // namespace cudoctor::sys

@@ -23,7 +23,9 @@
 namespace cudoctor::sys {
 namespace {
 
-std::string errno_text(int e) { return std::strerror(e); }
+std::string errno_text(int e) {
+  return std::strerror(e);
+}
 
 FileType type_of(mode_t m) {
   if (S_ISREG(m)) return FileType::regular;
@@ -37,7 +39,7 @@ FileType type_of(mode_t m) {
 }
 
 class Fd {
-public:
+ public:
   explicit Fd(int fd = -1) : m_fd(fd) {}
   ~Fd() {
     if (m_fd >= 0) ::close(m_fd);
@@ -52,7 +54,7 @@ public:
   int get() const { return m_fd; }
   int release() { return std::exchange(m_fd, -1); }
 
-private:
+ private:
   int m_fd;
 };
 
@@ -63,7 +65,7 @@ struct Opened {
 };
 
 class MappedBlob final : public Blob {
-public:
+ public:
   MappedBlob(void* p, std::size_t n) : m_p(p), m_n(n), m_slot(guard_mapping(p, n)) {}
   ~MappedBlob() override {
     unguard_mapping(m_slot);
@@ -76,19 +78,19 @@ public:
   bool shrank() const override { return mapping_shrank(m_slot); }
   bool guarded() const { return m_slot >= 0; }
 
-private:
+ private:
   void* m_p;
   std::size_t m_n;
   int m_slot;
 };
 
 class HeapBlob final : public Blob {
-public:
+ public:
   explicit HeapBlob(std::string bytes) : m_bytes(std::move(bytes)) {}
   const unsigned char* data() const override { return reinterpret_cast<const unsigned char*>(m_bytes.data()); }
   std::size_t size() const override { return m_bytes.size(); }
 
-private:
+ private:
   std::string m_bytes;
 };
 
@@ -116,7 +118,7 @@ util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max
 // path is opened with O_NOFOLLOW. A link that dangles or loops is an error, never a reason
 // to open the host's file of the same name.
 class RootSys final : public Sys {
-public:
+ public:
   explicit RootSys(std::string root) : m_root(normalize(root)) {
     if (is_live()) return;
     m_root_fd = Fd(::open(m_root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -160,8 +162,10 @@ public:
       if (rc != 0) rc = errno;
     } else {
       Opened o = open_in_root(path, O_PATH, follow);
-      if (o.fd.get() < 0) rc = o.err;
-      else if (::fstat(o.fd.get(), &st) != 0) rc = errno;
+      if (o.fd.get() < 0)
+        rc = o.err;
+      else if (::fstat(o.fd.get(), &st) != 0)
+        rc = errno;
     }
     if (rc != 0) {
       if (rc != ENOENT && rc != ENOTDIR) out.error = errno_text(rc);
@@ -254,7 +258,7 @@ public:
     return id;
   }
 
-private:
+ private:
   Opened openat2_in_root(std::string_view rel, int flags) const {
     open_how how{};
     how.flags = static_cast<std::uint64_t>(flags | O_CLOEXEC);
@@ -280,8 +284,10 @@ private:
     Opened o;
     if (is_live()) {
       const int fd = ::open(std::string(logical).c_str(), flags | O_CLOEXEC);
-      if (fd < 0) o.err = errno;
-      else o.fd = Fd(fd);
+      if (fd < 0)
+        o.err = errno;
+      else
+        o.fd = Fd(fd);
       return o;
     }
     if (m_root_fd.get() < 0) {
@@ -304,8 +310,10 @@ private:
       return o;
     }
     const int fd = ::open(host_path(*resolved).c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) o.err = errno;
-    else o.fd = Fd(fd);
+    if (fd < 0)
+      o.err = errno;
+    else
+      o.fd = Fd(fd);
     return o;
   }
 
@@ -330,8 +338,10 @@ private:
     // without /proc, by its path again (and checked to be the same file below).
     Opened o;
     const auto self = "/proc/self/fd/" + std::to_string(probe.fd.get());
-    if (const int fd = ::open(self.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); fd >= 0) o.fd = Fd(fd);
-    else o = open_in_root(path, O_RDONLY | O_NONBLOCK | O_NOCTTY, true);
+    if (const int fd = ::open(self.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); fd >= 0)
+      o.fd = Fd(fd);
+    else
+      o = open_in_root(path, O_RDONLY | O_NONBLOCK | O_NOCTTY, true);
     if (o.fd.get() < 0) return util::error(std::string(path) + ": " + errno_text(o.err));
     struct stat st {};
     if (::fstat(o.fd.get(), &st) != 0) return util::error(std::string(path) + ": " + errno_text(errno));

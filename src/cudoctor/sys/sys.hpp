@@ -4,8 +4,8 @@
 // Paths given to and returned by Sys are logical ("/proc/modules"), never the host path of
 // a fixture. Sys only reads: it runs no program, so nothing of the examined tree executes.
 #include <chrono>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,7 +17,7 @@ namespace cudoctor::sys {
 
 // The bytes of a file, mapped read-only (or held in memory by FakeSys).
 class Blob {
-public:
+ public:
   virtual ~Blob() = default;
   virtual const unsigned char* data() const = 0;
   virtual std::size_t size() const = 0;
@@ -48,9 +48,8 @@ struct Identity {
   std::string user_name;              // from the password database, "" if unknown
 };
 
-
 class Sys {
-public:
+ public:
   virtual ~Sys() = default;
 
   // Reads a whole regular file, at most max_bytes (a longer file is an error). Refuses

@@ -50,7 +50,7 @@ TEST(FakeSys, PlantedErrorsAndRecordedReads) {
 }
 
 class RootSysTest : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
     char tmpl[] = "/tmp/cudoctor-sys-XXXXXX";
     ASSERT_TRUE(::mkdtemp(tmpl));

@@ -1,12 +1,15 @@
 #include "cudoctor/util/strings.hpp"
 
-#include <charconv>
 #include <fmt/format.h>
+
+#include <charconv>
 
 namespace cudoctor::util {
 
 std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
+  const auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  };
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
   return s;
@@ -44,7 +47,9 @@ std::vector<std::string_view> lines(std::string_view s) {
   return out;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 
 std::string to_lower(std::string_view s) {
   std::string out(s);
@@ -153,7 +158,9 @@ std::string visible(std::string_view s, std::size_t max_chars) {
   return out;
 }
 
-std::string printable(std::string_view s, std::size_t max_len) { return visible(s, max_len); }
+std::string printable(std::string_view s, std::size_t max_len) {
+  return visible(s, max_len);
+}
 
 bool has_control(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {

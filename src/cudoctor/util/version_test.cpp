@@ -14,7 +14,8 @@ TEST(Version, ParsesDriverVersionsWithLeadingZeros) {
 }
 
 TEST(Version, RejectsWhatIsNotAVersion) {
-  for (const char* bad : {"", "abc", "535..1", "1.2.x", ".1", "1.", "99999999999"}) EXPECT_FALSE(Version::parse(bad)) << bad;
+  for (const char* bad : {"", "abc", "535..1", "1.2.x", ".1", "1.", "99999999999"})
+    EXPECT_FALSE(Version::parse(bad)) << bad;
 }
 
 TEST(Version, OrdersNumericallyAndTrailingZerosAreEqual) {

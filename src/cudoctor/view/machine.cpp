@@ -20,41 +20,60 @@ Driver driver_of(const snapshot::Snapshot& s) {
   return {};
 }
 
-bool has(const std::vector<std::string>& v, std::string_view x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool has(const std::vector<std::string>& v, std::string_view x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 }  // namespace
 
 std::string_view to_string(DriverWitness w) {
   switch (w) {
-    case DriverWitness::none: return "none";
-    case DriverWitness::kernel_module: return "kernel module";
-    case DriverWitness::nvml: return "NVML";
-    case DriverWitness::libcuda_file: return "libcuda.so.1's file name";
+    case DriverWitness::none:
+      return "none";
+    case DriverWitness::kernel_module:
+      return "kernel module";
+    case DriverWitness::nvml:
+      return "NVML";
+    case DriverWitness::libcuda_file:
+      return "libcuda.so.1's file name";
   }
   return "none";
 }
 
 std::string_view to_string(EnvKind k) {
   switch (k) {
-    case EnvKind::system: return "system";
-    case EnvKind::venv: return "venv";
-    case EnvKind::venv_system_site: return "venv with system site packages";
-    case EnvKind::conda: return "conda";
-    case EnvKind::pyenv: return "pyenv";
-    case EnvKind::given: return "given";
-    case EnvKind::other: return "other";
+    case EnvKind::system:
+      return "system";
+    case EnvKind::venv:
+      return "venv";
+    case EnvKind::venv_system_site:
+      return "venv with system site packages";
+    case EnvKind::conda:
+      return "conda";
+    case EnvKind::pyenv:
+      return "pyenv";
+    case EnvKind::given:
+      return "given";
+    case EnvKind::other:
+      return "other";
   }
   return "other";
 }
 
 std::string_view to_string(PackageManager p) {
   switch (p) {
-    case PackageManager::unknown: return "";
-    case PackageManager::apt: return "apt";
-    case PackageManager::dnf: return "dnf";
-    case PackageManager::yum: return "yum";
-    case PackageManager::zypper: return "zypper";
-    case PackageManager::pacman: return "pacman";
+    case PackageManager::unknown:
+      return "";
+    case PackageManager::apt:
+      return "apt";
+    case PackageManager::dnf:
+      return "dnf";
+    case PackageManager::yum:
+      return "yum";
+    case PackageManager::zypper:
+      return "zypper";
+    case PackageManager::pacman:
+      return "pacman";
   }
   return "";
 }
@@ -87,7 +106,9 @@ bool Machine::package_installed(std::string_view name) const {
   return false;
 }
 
-bool Machine::packages_known() const { return !snap.host.packages_known.empty(); }
+bool Machine::packages_known() const {
+  return !snap.host.packages_known.empty();
+}
 
 EnvKind Machine::env_kind(const snapshot::PythonEnv& e) const {
   if (e.kind == "conda" || e.conda_meta) return EnvKind::conda;

@@ -42,15 +42,15 @@ struct Machine {
   explicit Machine(const snapshot::Snapshot& s) : snap(s) {}
   const snapshot::Snapshot& snap;
   Driver driver;
-  std::vector<GpuCc> gpus;          // in snapshot order, those whose compute capability is known
-  std::vector<util::Version> ccs;   // distinct compute capabilities of those GPUs
-  bool root = false;                // effective uid 0
+  std::vector<GpuCc> gpus;         // in snapshot order, those whose compute capability is known
+  std::vector<util::Version> ccs;  // distinct compute capabilities of those GPUs
+  bool root = false;               // effective uid 0
   bool in_container = false;
   std::string container_kind;
   bool wsl2 = false;
-  bool nvidia_loaded = false;       // /proc/modules or /proc/driver/nvidia says so
-  bool jit_disabled = false;        // CUDA_DISABLE_PTX_JIT=1
-  std::string distro_family;        // "debian", "fedora", "suse", "arch", "" unknown
+  bool nvidia_loaded = false;  // /proc/modules or /proc/driver/nvidia says so
+  bool jit_disabled = false;   // CUDA_DISABLE_PTX_JIT=1
+  std::string distro_family;   // "debian", "fedora", "suse", "arch", "" unknown
   PackageManager package_manager = PackageManager::unknown;
   Initramfs initramfs = Initramfs::unknown;
 
