@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/snapshot/snapshot_json.hpp"
 
 namespace cudoctor::render {
@@ -41,7 +42,8 @@ nlohmann::json finding_json(const rules::Finding& f) {
           {"detail", f.detail},
           {"evidence", f.evidence},
           {"fix", {{"text", f.fix.text}, {"commands", f.fix.commands}, {"checks", f.fix.checks}}},
-          {"follows_from", f.follows_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.follows_from)}};
+          {"follows_from", f.follows_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.follows_from)},
+          {"docs", rules::docs_anchor(f.id)}};
 }
 
 std::string json(const report::Report& r, const Options&) {

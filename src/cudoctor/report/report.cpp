@@ -55,7 +55,7 @@ class Causes {
       if (!fallback) fallback = &f;
       bool follower = false;
       for (const auto& row : causal_order())
-        follower = follower || (row.effect == f.id && layer_pattern(row.cause) == layer);
+        follower = follower || (row.effect.text() == f.id && layer_pattern(row.cause.text()) == layer);
       if (!follower) return &f;
     }
     if (fallback) return fallback;
@@ -66,8 +66,8 @@ class Causes {
 
   std::string cause_of(const Finding& f, bool own_layer) const {
     for (const auto& row : causal_order()) {
-      if (!effect_matches(row.effect, f)) continue;
-      if (const auto l = layer_pattern(row.cause)) {
+      if (!effect_matches(row.effect.text(), f)) continue;
+      if (const auto l = layer_pattern(row.cause.text())) {
         if ((*l == f.layer) != own_layer || *l > f.layer) continue;
         const auto* r = m_roots[static_cast<int>(*l)];
         if (*l == f.layer) r = root(*l);
@@ -75,7 +75,7 @@ class Causes {
         continue;
       }
       for (const auto& c : m_fs)
-        if (&c != &f && c.id == row.cause && problem(c) && c.layer <= f.layer) return c.id;
+        if (&c != &f && c.id == row.cause.text() && problem(c) && c.layer <= f.layer) return c.id;
     }
     return "";
   }

@@ -1,23 +1,43 @@
 #pragma once
-// The catalog of findings: one row per id. Ids are never reused or renamed; every id is
-// documented in docs/findings.md under its own heading.
+// The catalog of findings, the single source of every id's layer, severity, title and next
+// step. Rules name ids through FindingId, which is checked while compiling: a misspelt id in
+// `make_finding("nvml-eror")` does not build.
+#include <cstddef>
 #include <span>
+#include <string>
 
-#include "cudoctor/rules/finding.hpp"
+#include "cudoctor/rules/catalog_data.hpp"
 
 namespace cudoctor::rules {
 
-struct CatalogEntry {
-  std::string_view id;
-  Layer layer;
-  Severity severity;
-  std::string_view title;  // default title; rules may make it specific
+// The index of id in k_catalog, or the table's size when id is not in it.
+constexpr std::size_t catalog_index(std::string_view id) {
+  std::size_t i = 0;
+  while (i < std::size(k_catalog) && k_catalog[i].id != id) ++i;
+  return i;
+}
+
+// A finding id known to the catalog. Built only from a constant string, so that an id not in
+// the catalog is a compile error (the throw is not a constant expression).
+class FindingId {
+ public:
+  consteval FindingId(const char* id) : m_index(catalog_index(id)) {  // NOLINT: implicit by design
+    if (m_index == std::size(k_catalog)) throw "finding id not in the catalog (rules/catalog_data.hpp)";
+  }
+  const CatalogEntry& entry() const { return k_catalog[m_index]; }
+  std::string_view str() const { return entry().id; }
+  bool operator==(const FindingId&) const = default;
+
+ private:
+  std::size_t m_index;
 };
 
 std::span<const CatalogEntry> catalog();
-// The entry for id; an unknown id is a bug (throws std::logic_error).
-const CatalogEntry& catalog_entry(std::string_view id);
-// A finding with the catalog's layer, severity and title filled in.
-Finding make_finding(std::string_view id);
+// The entry for an id read at run time (from a saved report, say); nullptr when unknown.
+const CatalogEntry* find_entry(std::string_view id);
+// Where the id is documented, relative to the repository: "docs/findings.md#nvml-error".
+std::string docs_anchor(std::string_view id);
+// A finding with the catalog's id, layer, severity, title and next step filled in.
+Finding make_finding(FindingId id);
 
 }  // namespace cudoctor::rules

@@ -218,7 +218,8 @@ bool judge_build(const view::Machine& m, const kb::KnowledgeBase& kb, const Pyth
         if (driver_reported) break;
         driver_reported = true;
         const bool branch = fit.stop == plan::Stop::gpu_branch;
-        auto x = make_finding(branch ? "framework-cuda-beyond-gpu-branch" : "framework-cuda-too-new-for-driver");
+        auto x = make_finding(branch ? FindingId("framework-cuda-beyond-gpu-branch")
+                                     : FindingId("framework-cuda-too-new-for-driver"));
         x.title = branch ? fmt::format("{} is built for CUDA {}, which {}", who, f.cuda, fit.why)
                          : fmt::format("{} is built for CUDA {}, which needs driver ≥ {}; this driver is {}", who,
                                        f.cuda, fit.need.str(), m.driver.version->str());
@@ -337,7 +338,8 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
           const auto [ours, ours_from] = bundled_version(env, l);
           const int order = theirs && ours ? compare_common(*theirs, *ours) : -2;
           const auto name = library_name(l.soname);
-          auto x = make_finding(order == 0 ? "framework-library-duplicate" : "framework-library-shadowed");
+          auto x = make_finding(order == 0 ? FindingId("framework-library-duplicate")
+                                           : FindingId("framework-library-shadowed"));
           if (order == -2) {
             x.title = fmt::format("{} loads {} from {} instead of its own {}", who, l.soname, l.path, l.bundled);
             x.detail = fmt::format(

@@ -64,8 +64,7 @@ std::string outcome_title(const snapshot::ChildOutcome& o, const std::string& wh
 }
 
 // Values that cannot be true, as a finding in place of the healthy one.
-Finding implausible(const char* id, const std::string& who, const std::string& lib,
-                    const std::vector<std::string>& bad) {
+Finding implausible(FindingId id, const std::string& who, const std::string& lib, const std::vector<std::string>& bad) {
   auto f = make_finding(id);
   f.title = fmt::format("{} answered with values that cannot be true: {}{}", who, bad.front(),
                         bad.size() > 1 ? fmt::format(" (and {} more)", bad.size() - 1) : "");
@@ -405,7 +404,7 @@ void compute_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vec
       continue;
     }
     if (c.allocation.code != 0) {
-      auto f = make_finding(c.allocation.code == 2 ? "gpu-out-of-memory" : "compute-failed");
+      auto f = make_finding(c.allocation.code == 2 ? FindingId("gpu-out-of-memory") : FindingId("compute-failed"));
       f.title =
           fmt::format("{}: {} MiB cannot be allocated: {}", gpu,
                       (c.copies.empty() ? 64u : c.copies.front().bytes >> 20), call_text(c.allocation, kb, "runtime"));

@@ -107,7 +107,7 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
   const bool stub_is_libcuda = libcuda && (libcuda->path.find("/stubs/") != std::string::npos ||
                                            libcuda->real_path.find("/stubs/") != std::string::npos);
   if (stub_is_libcuda || !stubs_ev.empty()) {
-    auto f = make_finding(stub_is_libcuda ? "stubs-on-loader-path" : "stubs-dir-on-loader-path");
+    auto f = make_finding(stub_is_libcuda ? FindingId("stubs-on-loader-path") : FindingId("stubs-dir-on-loader-path"));
     if (stub_is_libcuda) {
       f.title = fmt::format("libcuda.so.1 resolves to the toolkit's stub: {}", libcuda->path);
       f.detail =
