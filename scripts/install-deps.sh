@@ -14,7 +14,7 @@ sudo_cmd=()
 
 build_pkgs=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
             libgmock-dev libbenchmark-dev libseccomp-dev pci.ids)
-test_pkgs=(python3-torch clang libclang-rt-14-dev zsh fish gcc-multilib)
+test_pkgs=(python3-torch clang clang-format libclang-rt-14-dev zsh fish gcc-multilib)
 
 # Non-free is needed for NVIDIA's user-space driver. Added as its own source file so the
 # machine's own source list stays as it is.

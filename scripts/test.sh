@@ -9,6 +9,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/install-deps.sh" --test
 
+echo "== house rules (file sizes, pure layers, formatting)"
+"$here/scripts/check-house.sh"
+
 echo "== build (warnings are errors)"
 BUILD_DIR=$here/build "$here/scripts/build.sh" -DCUDOCTOR_WERROR=ON -DCUDOCTOR_TESTS=ON -DCUDOCTOR_BENCH=ON
 echo "== tests"
