@@ -287,28 +287,25 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
   const bool uvm_module = v.module_loaded("nvidia_uvm");
   const auto* uvm = v.node("/dev/nvidia-uvm");
   if (!uvm_module || !uvm) {
-    auto f = make_finding("uvm-module-not-loaded");
+    auto f = make_finding(helper ? "uvm-loaded-on-demand" : "uvm-module-not-loaded");
     f.title = !uvm_module ? "nvidia-uvm is not loaded" : "/dev/nvidia-uvm is missing";
     f.detail =
         "CUDA needs the nvidia-uvm module and its device node; without them cuInit fails (often as error 999, "
         "\"unknown error\", e.g. after a suspend/resume).";
-    if (helper) {
-      f.severity = Severity::warn;
+    if (helper)
       f.detail += fmt::format(
           " {} is installed setuid root, so the first CUDA program loads it itself; if that "
           "fails, load it by hand.",
           drv.nvidia_modprobe);
-    }
     f.evidence = {modules_evidence(v), uvm ? node_evidence(*uvm) : "/dev/nvidia-uvm: missing"};
     f.fix = l1::uvm_fix(v.m, uvm_module, uvm != nullptr);
     out.push_back(std::move(f));
   }
   if (!missing.empty()) {
-    auto f = make_finding("device-nodes-missing");
+    auto f = make_finding(helper ? "device-nodes-created-on-demand" : "device-nodes-missing");
     f.title = fmt::format("Missing device nodes: {}", fmt::join(missing, ", "));
     f.detail = "CUDA opens /dev/nvidiactl and one /dev/nvidiaN per GPU.";
     if (helper) {
-      f.severity = Severity::warn;
       f.detail += fmt::format(
           " {} is installed setuid root, so the first CUDA program creates them; they are "
           "created at boot when nvidia-persistenced runs.",

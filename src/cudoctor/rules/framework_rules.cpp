@@ -337,7 +337,9 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
           const auto [ours, ours_from] = bundled_version(env, l);
           const int order = theirs && ours ? compare_common(*theirs, *ours) : -2;
           const auto name = library_name(l.soname);
-          auto x = make_finding(order == 0 ? "framework-library-duplicate" : "framework-library-shadowed");
+          auto x = make_finding(order == 0  ? "framework-library-duplicate"
+                                : order > 0 ? "framework-library-shadowed-by-newer"
+                                            : "framework-library-shadowed");
           if (order == -2) {
             x.title = fmt::format("{} loads {} from {} instead of its own {}", who, l.soname, l.path, l.bundled);
             x.detail = fmt::format(
@@ -353,7 +355,6 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
                 "mismatch errors, wrong results or crashes).",
                 l.rule, name, ours->str());
           } else if (order > 0) {
-            x.severity = Severity::warn;
             x.title = fmt::format("{} loads {} {} from {}, newer than its own {}", who, name, theirs->str(), l.path,
                                   ours->str());
             x.detail = fmt::format(

@@ -67,7 +67,7 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
   }
   if (n.init_code != 0) {
     if (n.init_code == 18) return;  // driver-version-mismatch says it, with the fix
-    auto f = make_finding("nvml-error");
+    auto f = make_finding(explained_above ? "nvml-error-explained-above" : "nvml-error");
     const auto* rc = kb.nvml_return_code(n.init_code);
     // A code nvml.h does not name is shown as its number, not as a made-up name.
     const auto name = rc ? rc->name
@@ -79,10 +79,7 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
       f.detail = rc->meaning + ".";
       if (!rc->causes.empty()) f.detail += " " + rc->causes;
     }
-    if (explained_above) {
-      f.severity = Severity::info;
-      f.detail += " Here this follows from the finding above.";
-    }
+    if (explained_above) f.detail += " Here this follows from the finding above.";
     f.evidence.push_back(fmt::format("{}: nvmlInit_v2() = {} {} \"{}\"", lib, n.init_code, name, n.init_error_string));
     if (rc) f.evidence.push_back("meaning: " + rc->source);
     if (n.init_code == 4)

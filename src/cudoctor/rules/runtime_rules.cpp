@@ -152,9 +152,9 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
     return;
   }
   if (d.init.code == 100) {
-    auto f = make_finding("cuda-no-device");
-    f.evidence.push_back(evidence);
     const auto& cvd = s.runtime.cuda_visible_devices;
+    auto f = make_finding(!cvd && s.gpus.empty() ? "cuda-no-device-no-gpu" : "cuda-no-device");
+    f.evidence.push_back(evidence);
     if (cvd) f.evidence.push_back(fmt::format("CUDA_VISIBLE_DEVICES=\"{}\"", *cvd));
     if (cvd && hides_every_gpu(*cvd)) {
       f.title = fmt::format("CUDA_VISIBLE_DEVICES=\"{}\" hides every GPU", *cvd);
@@ -171,10 +171,7 @@ void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::
       add_smi(m, f.fix.checks, "-L");
     } else {
       f.detail = "The driver loaded but sees no GPU it can use.";
-      if (s.gpus.empty()) {
-        f.severity = Severity::info;
-        f.detail += " Here that follows from the missing GPU (L1).";
-      }
+      if (s.gpus.empty()) f.detail += " Here that follows from the missing GPU (L1).";
     }
     out.push_back(std::move(f));
     return;
