@@ -7,6 +7,8 @@ namespace {
 
 using fixes::as_root;
 
+// The oldest last branch among the GPUs' architectures (Kepler's 470); nullopt when every GPU
+// is on the current drivers.
 std::optional<int> legacy_of_gpus(const view::Machine& m, const kb::KnowledgeBase& kb) {
   std::optional<int> out;
   for (const auto& g : m.gpus)
@@ -57,7 +59,6 @@ std::vector<std::string> install_driver(const view::Machine& m, std::optional<in
   return out;
 }
 
-// Where the driver packages come from, where that needs a step the commands do not take.
 std::string driver_source_note(const view::Machine& m, bool legacy, std::optional<int> branch) {
   std::string s;
   if (m.distro_family == "fedora")
