@@ -82,6 +82,7 @@ TEST(ScenarioFramework, HealthyVenvLoadsItsOwnWheels) {
   EXPECT_TRUE(c.has("framework-found")) << c.ids();
   EXPECT_FALSE(c.has("framework-no-kernels-for-gpu"));
   EXPECT_FALSE(c.has("framework-library-shadowed"));
+  EXPECT_FALSE(c.has("framework-library-shadowed-by-newer"));
   EXPECT_EQ(c.report["python"]["path_python_env"], "/home/u/venv");
 }
 

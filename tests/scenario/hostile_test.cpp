@@ -20,7 +20,8 @@ void expect_whole_report(const Checked& c) {
 
 std::string unreadable_paths(const Checked& c) {
   std::string s;
-  for (const auto& f : c.findings("fact-unreadable")) s += joined_evidence(f);
+  for (const auto* id : {"fact-unreadable", "driver-fact-unreadable"})
+    for (const auto& f : c.findings(id)) s += joined_evidence(f);
   return s;
 }
 
@@ -41,7 +42,7 @@ TEST(ScenarioHostile, GarbageSysfsAttributes) {
       << paths;
   EXPECT_TRUE(contains(paths, "current_link_width: not a link width: 'sixteen'")) << paths;
   EXPECT_TRUE(contains(paths, "0000:02:00.0/class: not a hex number: ''")) << paths;
-  EXPECT_EQ(c.finding("fact-unreadable")["layer"], "L1");
+  EXPECT_EQ(c.finding("driver-fact-unreadable")["layer"], "L1");
 }
 
 TEST(ScenarioHostile, FifoWhereAFileShouldBeDoesNotHang) {

@@ -171,6 +171,7 @@ TEST(ScenarioVm, NoGpuPassedThrough) {
   // No module, node or library complaints pile up behind the real cause.
   EXPECT_FALSE(c.has("nvidia-module-not-loaded"));
   EXPECT_FALSE(c.has("device-nodes-missing"));
+  EXPECT_FALSE(c.has("device-nodes-created-on-demand"));
 }
 
 TEST(ScenarioNouveau, NouveauHoldsRtx4090) {
@@ -210,6 +211,7 @@ TEST(ScenarioUpgrade, DriverUpgradedWithoutReboot) {
   EXPECT_TRUE(contains(joined_evidence(f), "Driver/library version mismatch"));
   EXPECT_EQ(f["fix"]["commands"][0], ::geteuid() == 0 ? "reboot" : "sudo reboot") << "root needs no sudo";
   EXPECT_FALSE(c.has("nvml-error")) << "the mismatch finding carries NVML's answer";
+  EXPECT_FALSE(c.has("nvml-error-explained-above"));
 }
 
 TEST(ScenarioContainer, DockerStartedWithoutGpus) {
@@ -231,6 +233,7 @@ TEST(ScenarioContainer, DockerStartedWithoutGpus) {
   EXPECT_TRUE(f["fix"]["commands"].empty());
   EXPECT_EQ(c.report["host"]["container"]["kind"], "docker");
   EXPECT_FALSE(c.has("device-nodes-missing"));
+  EXPECT_FALSE(c.has("device-nodes-created-on-demand"));
   EXPECT_FALSE(c.has("driver-library-missing"));
 }
 
@@ -276,8 +279,10 @@ TEST(ScenarioNodes, SetuidHelperMakesMissingNodesAWarning) {
   add_proc_modules(r, {"nvidia_drm", "nvidia_modeset", "nvidia"});
   ASSERT_TRUE(r.char_device("/dev/nvidiactl", 195, 255, 0666));
   const auto c = check_root(r, {}, h100_nvml(2));
-  EXPECT_EQ(c.finding("device-nodes-missing")["severity"], "warn");
-  EXPECT_EQ(c.finding("uvm-module-not-loaded")["severity"], "warn");
+  EXPECT_EQ(c.finding("device-nodes-created-on-demand")["severity"], "warn") << c.ids();
+  EXPECT_EQ(c.finding("uvm-loaded-on-demand")["severity"], "warn") << c.ids();
+  EXPECT_FALSE(c.has("device-nodes-missing"));
+  EXPECT_FALSE(c.has("uvm-module-not-loaded"));
   EXPECT_EQ(c.json_run.exit_code, 0) << c.ids();
 }
 

@@ -7,25 +7,35 @@ namespace {
 constexpr CauseRow k_causes[] = {
     // A container started without the right capabilities explains every missing piece of the driver.
     {"uvm-module-not-loaded", "container-capability-missing", "the runtime mounts what the capabilities ask for"},
+    {"uvm-loaded-on-demand", "container-capability-missing", "the runtime mounts what the capabilities ask for"},
     {"device-nodes-missing", "container-capability-missing", "the runtime mounts what the capabilities ask for"},
+    {"device-nodes-created-on-demand", "container-capability-missing",
+     "the runtime mounts what the capabilities ask for"},
     {"driver-library-missing", "container-capability-missing", "no compute capability: no libcuda.so.1 is mounted"},
     {"nvml-failed", "container-capability-missing", "no utility capability: no libnvidia-ml.so.1 is mounted"},
     {"nvml-error", "container-capability-missing", "no utility capability: no libnvidia-ml.so.1 is mounted"},
+    {"nvml-error-explained-above", "container-capability-missing",
+     "no utility capability: no libnvidia-ml.so.1 is mounted"},
     {"uvm-module-not-loaded", "container-no-gpu-access", "a container without GPUs has no nodes"},
+    {"uvm-loaded-on-demand", "container-no-gpu-access", "a container without GPUs has no nodes"},
     {"device-nodes-missing", "container-no-gpu-access", "a container without GPUs has no nodes"},
+    {"device-nodes-created-on-demand", "container-no-gpu-access", "a container without GPUs has no nodes"},
     {"driver-library-missing", "container-no-gpu-access", "a container without GPUs has no driver libraries"},
     // The kernel module comes before everything that needs it.
     {"nvidia-module-not-loaded", "nvidia-module-blacklisted", "a blacklisted module is not loaded"},
     {"nvidia-module-not-loaded", "module-blocked-by-secure-boot", "Secure Boot refuses an unsigned module"},
     {"nvidia-module-not-loaded", "nouveau-bound", "nouveau holds the GPU"},
     {"uvm-module-not-loaded", "nvidia-module-not-loaded", "nvidia-uvm needs nvidia"},
+    {"uvm-loaded-on-demand", "nvidia-module-not-loaded", "nvidia-uvm needs nvidia"},
     {"device-nodes-missing", "nvidia-module-not-loaded", "the module creates the nodes"},
+    {"device-nodes-created-on-demand", "nvidia-module-not-loaded", "the module creates the nodes"},
     {"gpu-count-mismatch", "gpu-not-bound", "NVML counts the GPUs the module took"},
     {"gpu-count-mismatch", "driver-too-old-for-gpu", "NVML counts the GPUs the module took"},
     {"gpu-count-mismatch", "driver-too-new-for-gpu", "NVML counts the GPUs the module took"},
     // NVML is a consequence of any other driver problem.
     {"nvml-failed", "L1", "NVML needs the module, the nodes and the user-space library"},
     {"nvml-error", "L1", "NVML needs the module, the nodes and the user-space library"},
+    {"nvml-error-explained-above", "L1", "NVML needs the module, the nodes and the user-space library"},
     {"nvml-implausible", "driver-version-mismatch", "a mismatched NVML answers with garbage"},
     // L2 problems that explain L4 failures.
     {"cuda-stub-driver", "stubs-on-loader-path", "the loader picks the stub"},
@@ -35,7 +45,9 @@ constexpr CauseRow k_causes[] = {
     {"runtime-too-new-for-driver", "framework-cuda-too-new-for-driver", "the framework's runtime needs a newer driver"},
     // L3: a library that is not found or not the right version explains what follows.
     {"framework-symbol-version-missing", "framework-library-shadowed", "the shadowing copy is older"},
+    {"framework-symbol-version-missing", "framework-library-shadowed-by-newer", "the shadowing copy lacks the version"},
     {"framework-two-cuda-runtimes", "framework-library-shadowed", "the shadowing copy brings another runtime"},
+    {"framework-two-cuda-runtimes", "framework-library-shadowed-by-newer", "the shadowing copy brings another runtime"},
     // Above the break: CUDA cannot start without a driver and a GPU.
     {"L1", "L0", "WSL1 has no GPU at all"},
     {"L4", "L0", "WSL1 has no GPU at all"},

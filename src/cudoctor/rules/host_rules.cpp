@@ -70,8 +70,8 @@ std::vector<Finding> host_rules(const view::Machine& m) {
     out.push_back(std::move(f));
   }
   for (const auto& u : snap.unreadable) {
-    auto f = make_finding("fact-unreadable");
-    if (is_driver_source(u.path)) f.layer = Layer::L1;
+    auto f =
+        make_finding(is_driver_source(u.path) ? FindingId("driver-fact-unreadable") : FindingId("fact-unreadable"));
     f.title = fmt::format("Could not read {}", u.path);
     f.detail = "Conclusions that depend on this source are left out or marked unknown.";
     f.evidence.push_back(fmt::format("{}: {}", u.path, u.reason));

@@ -1,9 +1,10 @@
 #pragma once
-// The fixes of the L1 (driver) findings, built for the machine they are printed on: its
-// distribution's packages and initramfs tool, root, sudo or su, the helper programs it has.
+// The pieces the fixes of the L1 (driver) findings are built from, for the machine they are
+// printed on: its distribution's driver packages, root, sudo or su, the helper programs it has.
+// Each rule family builds its own fixes from these, beside the rule (l1_binding.cpp, …).
 // In a container a fix that must run on the host (loading a module, making device nodes,
 // installing the driver) is said in the text ("On the host: …"), never given as a command.
-// Commands that only look are checks. driver_rules.cpp decides; this file only builds.
+// Commands that only look are checks.
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,48 +26,24 @@ std::optional<int> driver_branch(const view::Machine& m, const kb::KnowledgeBase
 // Whether that branch is a legacy one: the GPU's architecture left the current drivers.
 bool legacy_branch(const view::Machine& m, const kb::KnowledgeBase& kb);
 
-// nouveau holds a GPU: blacklist it, rebuild the initramfs, install the driver, reboot.
-Fix nouveau_fix(const view::Machine& m, const kb::KnowledgeBase& kb);
-// The GPU is bound to vfio-pci or pci-stub.
-Fix vfio_fix(const view::Machine& m);
-// The module is loaded and left a GPU unbound.
-Fix unbound_fix(const view::Machine& m);
-// The driver is older than a GPU: a driver of branch need or newer.
-Fix driver_too_old_fix(const view::Machine& m, const util::Version& need);
-// The driver dropped the GPU's architecture: the legacy branch's driver.
-Fix driver_too_new_fix(const view::Machine& m, int last_branch);
-
-// The host has no nvidia module loaded and cudoctor runs in a container.
-Fix module_on_host_fix();
-// modprobe.d lines or kernel parameters that blacklist nvidia.
-Fix blacklist_fix(const view::Machine& m, const std::vector<const snapshot::Blacklist*>& blocks);
-Fix secure_boot_fix(const view::Machine& m);
-// The module is not loaded; module_installed: an nvidia.ko exists for the running kernel.
-Fix module_not_loaded_fix(const view::Machine& m, const kb::KnowledgeBase& kb, bool module_installed);
-
-// nvidia-uvm or its node is missing.
-Fix uvm_fix(const view::Machine& m, bool module_loaded, bool node_present);
-// /dev/nvidiactl (ctl_missing) or the /dev/nvidiaN of these minors are missing.
-Fix nodes_fix(const view::Machine& m, bool ctl_missing, const std::vector<unsigned>& missing_minors);
-Fix nodes_not_permitted_fix(const view::Machine& m);
-
-// libcuda.so.1 is not found: from its candidates (a dangling link, a copy off the loader's
-// path, one the loader passed over), else not installed. title is set where a candidate
-// explains it better than the catalog's "not installed".
-Fix library_missing_fix(const view::Machine& m, const kb::KnowledgeBase& kb, const snapshot::DriverLibrary* lib,
-                        std::string& title);
-// Kernel module and user-space driver of different releases.
-Fix version_mismatch_fix(const view::Machine& m);
+// Ubuntu or a distribution like it (ubuntu-drivers, shim-signed's MOK).
+bool ubuntu(const view::Machine& m);
+// Appends s unless it is empty (a command this machine has no way to run).
+void push_nonempty(std::vector<std::string>& v, std::string s);
+// `producer | tee file` as root. sudo reads its password from the terminal; su reads it from
+// standard input, which the pipe holds, so through su the whole line runs as root.
+std::string write_as_root(const view::Machine& m, const std::string& producer, const std::string& file);
+// The commands that install the NVIDIA driver, kernel module and user space; empty where no
+// package is known. A legacy branch is pinned where the distribution packages it by name.
+std::vector<std::string> install_driver(const view::Machine& m, std::optional<int> branch, bool legacy);
+// Where the driver packages come from, where that needs a step the commands do not take
+// (" akmod-nvidia comes from RPM Fusion, …"); "" where none.
+std::string driver_source_note(const view::Machine& m, bool legacy, std::optional<int> branch);
 
 // Checks that only look: nvidia-smi (when installed) and the kernel log.
 std::vector<std::string> nvml_checks(const view::Machine& m, const std::string& nvidia_smi_args,
                                      const std::string& dmesg_pattern);
 // `dmesg | grep -i <pattern>` with dmesg as root.
 std::string dmesg_check(const view::Machine& m, const std::string& pattern);
-
-// The container was started without GPUs, per runtime.
-Fix container_no_access_fix(const std::string& kind);
-// The container's NVIDIA_DRIVER_CAPABILITIES names no compute capability.
-Fix capability_fix(const std::string& kind, const snapshot::EnvVar& var);
 
 }  // namespace cudoctor::rules::l1

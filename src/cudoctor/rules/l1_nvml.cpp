@@ -32,76 +32,62 @@ void implausible_nvml_rule(const View& v, const std::string& lib, const std::vec
   out.push_back(std::move(f));
 }
 
-}  // namespace
-
-void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out) {
+// The child that ran NVML crashed, hung, exited or could not load it.
+void nvml_failed_rule(const View& v, std::vector<Finding>& out) {
   const auto& n = v.snap.driver.nvml;
   const auto& o = n.outcome;
-  if (o.status == "not_run") return;
   const std::string lib = n.library;
-  if (o.status != "ok") {
-    auto f = make_finding("nvml-failed");
-    const auto call = o.last_call.empty() ? std::string() : " (in " + o.last_call + ")";
-    if (o.status == "crashed")
-      f.title = fmt::format("NVML crashed{}: {} in {}", call, o.message, lib);
-    else if (o.status == "timeout")
-      f.title = fmt::format("NVML hung{}: no answer from {} ({})", call, lib, o.message);
-    else if (o.status == "load_failed")
-      f.title = fmt::format("NVML could not be loaded from {}", lib);
-    else
-      f.title = fmt::format("NVML gave no answer from {} ({})", lib, o.status);
-    f.detail =
-        "cudoctor ran NVML in a separate process, so the report is whole; a program that uses NVML on this "
-        "machine (nvidia-smi, a framework) will fail the same way.";
-    f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", o.status, o.seconds, o.message));
-    f.fix = {"Check the driver installation is whole and the kernel log for NVRM or Xid errors.",
+  auto f = make_finding("nvml-failed");
+  const auto call = o.last_call.empty() ? std::string() : " (in " + o.last_call + ")";
+  if (o.status == "crashed")
+    f.title = fmt::format("NVML crashed{}: {} in {}", call, o.message, lib);
+  else if (o.status == "timeout")
+    f.title = fmt::format("NVML hung{}: no answer from {} ({})", call, lib, o.message);
+  else if (o.status == "load_failed")
+    f.title = fmt::format("NVML could not be loaded from {}", lib);
+  else
+    f.title = fmt::format("NVML gave no answer from {} ({})", lib, o.status);
+  f.detail =
+      "cudoctor ran NVML in a separate process, so the report is whole; a program that uses NVML on this "
+      "machine (nvidia-smi, a framework) will fail the same way.";
+  f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", o.status, o.seconds, o.message));
+  f.fix = {"Check the driver installation is whole and the kernel log for NVRM or Xid errors.",
+           {},
+           nvml_checks(v.m, "--query-gpu=index,name,driver_version --format=csv", "-e NVRM -e xid")};
+  out.push_back(std::move(f));
+}
+
+// nvmlInit returned an error: its name and meaning from the knowledge base.
+void nvml_error_rule(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out) {
+  const auto& n = v.snap.driver.nvml;
+  const std::string lib = n.library;
+  auto f = make_finding(explained_above ? FindingId("nvml-error-explained-above") : FindingId("nvml-error"));
+  const auto* rc = kb.nvml_return_code(n.init_code);
+  // A code nvml.h does not name is shown as its number, not as a made-up name.
+  const auto name = rc ? rc->name
+                    : !n.init_error_name.empty() && !n.init_error_name.ends_with("_?")
+                        ? n.init_error_name
+                        : fmt::format("return code {}", n.init_code);
+  f.title = fmt::format("NVML: {} ({})", n.init_error_string.empty() ? "nvmlInit failed" : n.init_error_string, name);
+  if (rc) {
+    f.detail = rc->meaning + ".";
+    if (!rc->causes.empty()) f.detail += " " + rc->causes;
+  }
+  if (explained_above) f.detail += " Here this follows from the finding above.";
+  f.evidence.push_back(fmt::format("{}: nvmlInit_v2() = {} {} \"{}\"", lib, n.init_code, name, n.init_error_string));
+  if (rc) f.evidence.push_back("meaning: " + rc->source);
+  if (n.init_code == 4)
+    f.fix = {"Give the user access to the device nodes (see above).", {}, {"ls -l /dev/nvidia*"}};
+  else if (!explained_above)
+    f.fix = {"Check the kernel module and the kernel log.",
              {},
-             nvml_checks(v.m, "--query-gpu=index,name,driver_version --format=csv", "-e NVRM -e xid")};
-    out.push_back(std::move(f));
-    return;
-  }
-  if (n.init_code < 0) {
-    // A reply that parsed but holds no nvmlInit result ("{}"): nothing NVML said is usable.
-    implausible_nvml_rule(v, lib, {"no result of nvmlInit in its reply"}, out);
-    return;
-  }
-  if (n.init_code != 0) {
-    if (n.init_code == 18) return;  // driver-version-mismatch says it, with the fix
-    auto f = make_finding("nvml-error");
-    const auto* rc = kb.nvml_return_code(n.init_code);
-    // A code nvml.h does not name is shown as its number, not as a made-up name.
-    const auto name = rc ? rc->name
-                      : !n.init_error_name.empty() && !n.init_error_name.ends_with("_?")
-                          ? n.init_error_name
-                          : fmt::format("return code {}", n.init_code);
-    f.title = fmt::format("NVML: {} ({})", n.init_error_string.empty() ? "nvmlInit failed" : n.init_error_string, name);
-    if (rc) {
-      f.detail = rc->meaning + ".";
-      if (!rc->causes.empty()) f.detail += " " + rc->causes;
-    }
-    if (explained_above) {
-      f.severity = Severity::info;
-      f.detail += " Here this follows from the finding above.";
-    }
-    f.evidence.push_back(fmt::format("{}: nvmlInit_v2() = {} {} \"{}\"", lib, n.init_code, name, n.init_error_string));
-    if (rc) f.evidence.push_back("meaning: " + rc->source);
-    if (n.init_code == 4)
-      f.fix = {"Give the user access to the device nodes (see above).", {}, {"ls -l /dev/nvidia*"}};
-    else if (!explained_above)
-      f.fix = {"Check the kernel module and the kernel log.",
-               {},
-               nvml_checks(v.m, "--query-gpu=index,name,driver_version --format=csv", "-e NVRM -e nvidia")};
-    out.push_back(std::move(f));
-    return;
-  }
-  std::vector<const snapshot::NvmlGpu*> gpus;
-  for (const auto& g : v.snap.gpus)
-    if (g.nvml) gpus.push_back(&*g.nvml);
-  const int pci = v.snap.driver.pci_listed && !v.wsl2 ? static_cast<int>(v.pci_gpus.size()) : -1;
-  if (const auto bad = implausible_nvml(n, gpus, pci); !bad.empty()) {
-    implausible_nvml_rule(v, lib, bad, out);
-    return;
-  }
+             nvml_checks(v.m, "--query-gpu=index,name,driver_version --format=csv", "-e NVRM -e nvidia")};
+  out.push_back(std::move(f));
+}
+
+// NVML answered: the GPUs it sees, and whether it sees all that the driver holds.
+void nvml_ok_rules(const View& v, const std::vector<const snapshot::NvmlGpu*>& gpus, std::vector<Finding>& out) {
+  const auto& n = v.snap.driver.nvml;
   auto f = make_finding("nvml-ok");
   f.title = fmt::format("NVML: driver {}, CUDA {}, {} GPU{}", n.driver_version,
                         n.cuda_driver_version ? util::cuda_version_string(n.cuda_driver_version) : "?", gpus.size(),
@@ -133,6 +119,36 @@ void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above
     std::rotate(w.fix.checks.begin(), w.fix.checks.end() - 1, w.fix.checks.end());
     out.push_back(std::move(w));
   }
+}
+
+}  // namespace
+
+void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out) {
+  const auto& n = v.snap.driver.nvml;
+  if (n.outcome.status == "not_run") return;
+  if (n.outcome.status != "ok") {
+    nvml_failed_rule(v, out);
+    return;
+  }
+  if (n.init_code < 0) {
+    // A reply that parsed but holds no nvmlInit result ("{}"): nothing NVML said is usable.
+    implausible_nvml_rule(v, n.library, {"no result of nvmlInit in its reply"}, out);
+    return;
+  }
+  if (n.init_code == 18) return;  // driver-version-mismatch says it, with the fix
+  if (n.init_code != 0) {
+    nvml_error_rule(v, kb, explained_above, out);
+    return;
+  }
+  std::vector<const snapshot::NvmlGpu*> gpus;
+  for (const auto& g : v.snap.gpus)
+    if (g.nvml) gpus.push_back(&*g.nvml);
+  const int pci = v.snap.driver.pci_listed && !v.wsl2 ? static_cast<int>(v.pci_gpus.size()) : -1;
+  if (const auto bad = implausible_nvml(n, gpus, pci); !bad.empty()) {
+    implausible_nvml_rule(v, n.library, bad, out);
+    return;
+  }
+  nvml_ok_rules(v, gpus, out);
 }
 
 }  // namespace cudoctor::rules::l1

@@ -1,7 +1,7 @@
 #pragma once
 // What the L1 (driver) rules share: the machine as they see it, the evidence lines they
-// write, and the rule families that live in files of their own (driver_rules.cpp calls them
-// in causal order).
+// write, and the rule families, each in a file of its own (driver_rules.cpp calls them in
+// causal order).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,8 +55,28 @@ std::string node_evidence(const snapshot::DeviceNode& n);
 // "/proc/modules: nvidia=loaded nvidia_uvm=absent …"
 std::string modules_evidence(const View& v);
 
-// nvml-failed, nvml-error, nvml-implausible, nvml-ok and gpu-count-mismatch (l1_nvml.cpp).
-// explained_above: an error found before explains NVML's failure.
+// No NVIDIA GPU on the PCI bus: no-nvidia-gpu, saying why as far as the machine shows (l1_binding.cpp).
+void no_gpu_rule(const View& v, std::vector<Finding>& out);
+// gpus-present first, then per GPU nouveau-bound, gpu-bound-to-vfio, driver-too-old-for-gpu,
+// driver-too-new-for-gpu or gpu-not-bound (l1_binding.cpp).
+void binding_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
+// nvidia-module-loaded, or why not: nvidia-module-not-loaded, nvidia-module-blacklisted,
+// module-blocked-by-secure-boot (l1_module.cpp).
+void module_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
+// container-capability-missing: a container without the compute capability (l1_container.cpp).
+void capability_rule(const View& v, std::vector<Finding>& out);
+// container-no-gpu-access, then capability_rule. Returns false when the container has no GPU
+// access: everything after follows from it (l1_container.cpp).
+bool container_access_rules(const View& v, std::vector<Finding>& out);
+// With the module loaded: uvm-module-not-loaded or uvm-loaded-on-demand, device-nodes-missing
+// or device-nodes-created-on-demand, device-nodes-not-permitted, device-nodes-ok (l1_nodes.cpp).
+void node_rules(const View& v, std::vector<Finding>& out);
+// driver-library-missing, driver-version-mismatch or driver-libraries-ok (l1_libraries.cpp).
+void library_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
+// WSL2: wsl-gpu-device or wsl-no-gpu-device, then the container, library and NVML rules (l1_wsl.cpp).
+void wsl_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
+// nvml-failed, nvml-error or nvml-error-explained-above, nvml-implausible, nvml-ok and
+// gpu-count-mismatch (l1_nvml.cpp). explained_above: an error found before explains NVML's failure.
 void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out);
 
 }  // namespace cudoctor::rules::l1

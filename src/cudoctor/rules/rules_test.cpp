@@ -120,6 +120,7 @@ TEST(RulesOnH200, FrameworksFromTheRealMachine) {
   EXPECT_EQ(torch->cuda, "13.0");
   const auto fs = run_all(snap, kb::builtin());
   EXPECT_EQ(find(fs, "framework-library-shadowed"), nullptr);
+  EXPECT_EQ(find(fs, "framework-library-shadowed-by-newer"), nullptr);
   EXPECT_EQ(find(fs, "framework-no-kernels-for-gpu"), nullptr);
   // The same torch on a driver for CUDA 12: too new; and on an sm_61 GPU: no kernels.
   auto old = snap;

@@ -79,15 +79,12 @@ bool sets_cuda_path(const snapshot::GlobalSetting& g) {
   return std::any_of(names.begin(), names.end(), path_like);
 }
 
-}  // namespace
-
-std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBase& kb) {
+// A stubs directory on the loader's path. When libcuda.so.1 itself resolves into it every CUDA
+// program loads the stub; otherwise only a program that opens the unversioned libcuda.so
+// (which the stubs directory holds) gets it.
+void stubs_rule(const view::Machine& m, std::vector<Finding>& out) {
   const auto& s = m.snap;
-  std::vector<Finding> out;
   const auto& tf = s.toolkit;
-  // A stubs directory on the loader's path. When libcuda.so.1 itself resolves into it every CUDA
-  // program loads the stub; otherwise only a program that opens the unversioned libcuda.so
-  // (which the stubs directory holds) gets it.
   std::vector<std::string> stubs_ev, stubs_llp, stubs_conf_files;
   for (const auto& d : tf.ld_library_path)
     if (d.find("/stubs") != std::string::npos) {
@@ -145,13 +142,11 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
     f.fix = {what + " (link with -L…/stubs only).", cmds};
     out.push_back(std::move(f));
   }
-  if (tf.toolkits.empty()) {
-    auto f = make_finding("no-toolkit");
-    f.detail =
-        "Nothing needs one to run PyTorch, JAX or CuPy wheels, which bring their own CUDA libraries; compiling "
-        "CUDA code (nvcc, custom extensions) does.";
-    out.push_back(std::move(f));
-  }
+}
+
+// /usr/local/cuda left pointing at a removed toolkit.
+void dangling_link_rule(const view::Machine& m, std::vector<Finding>& out) {
+  const auto& tf = m.snap.toolkit;
   if (!tf.cuda_link_target.empty() && tf.cuda_link_resolved.empty()) {
     auto f = make_finding("cuda-link-dangling");
     f.title = fmt::format("/usr/local/cuda points to {}, which does not exist", tf.cuda_link_target);
@@ -163,118 +158,128 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
           {fixes::as_root(m, fmt::format("ln -sfn {} /usr/local/cuda", fixes::shell_quote(tf.toolkits.front().root)))}};
     out.push_back(std::move(f));
   }
+}
+
+// One toolkit: its version witnesses, its parts, and its CUDA against the driver; toolkit-found
+// when nothing stands against it.
+void toolkit_rule(const view::Machine& m, const kb::KnowledgeBase& kb, const Toolkit& t, const Toolkit* path_toolkit,
+                  std::vector<Finding>& out) {
   const auto& driver = m.driver.version;
-  const Toolkit* path_toolkit = nullptr;  // the toolkit of the nvcc that runs
-  for (const auto& t : tf.toolkits)
-    for (const auto& how : t.found_by)
-      if (how == "nvcc on PATH") path_toolkit = &t;
-  for (const auto& t : tf.toolkits) {
-    bool too_new = false;  // toolkit-newer-than-driver reports it; a "found" line beside it reads as a contradiction
-    std::vector<std::string> ev;
-    for (const auto& w : t.witnesses) ev.push_back(fmt::format("{}: {}", w.source, w.version));
-    // Witnesses: every one that names a minor must agree on major.minor; majors must agree.
-    std::set<std::string> mm;
-    std::set<int> majors;
-    for (const auto& w : t.witnesses)
-      if (const auto v = util::Version::parse(w.version)) {
-        majors.insert(v->major());
-        if (v->parts.size() >= 2 && !w.source.starts_with("libcudart.so")) mm.insert(major_minor(w.version));
-      }
-    if (mm.size() > 1 || majors.size() > 1) {
-      auto f = make_finding("toolkit-version-witnesses-disagree");
-      f.title = fmt::format("{} claims CUDA {}", t.root, fmt::join(mm, " and "));
-      f.detail =
-          "Parts of two toolkits are mixed in one directory (an upgrade over an old install, or libraries "
-          "copied in by hand); what gets compiled and what runs may not match.";
-      f.evidence = ev;
-      f.fix = {"Reinstall the toolkit into a clean directory.", {}};
-      out.push_back(std::move(f));
+  bool too_new = false;  // toolkit-newer-than-driver reports it; a "found" line beside it reads as a contradiction
+  std::vector<std::string> ev;
+  for (const auto& w : t.witnesses) ev.push_back(fmt::format("{}: {}", w.source, w.version));
+  // Witnesses: every one that names a minor must agree on major.minor; majors must agree.
+  std::set<std::string> mm;
+  std::set<int> majors;
+  for (const auto& w : t.witnesses)
+    if (const auto v = util::Version::parse(w.version)) {
+      majors.insert(v->major());
+      if (v->parts.size() >= 2 && !w.source.starts_with("libcudart.so")) mm.insert(major_minor(w.version));
     }
-    const bool runtime_only = t.nvcc.empty() && !t.components.empty();
-    if (!t.missing.empty() && !runtime_only) {
-      auto f = make_finding("toolkit-incomplete");
-      f.title = fmt::format("{} lacks {}", t.root, fmt::join(t.missing, ", "));
-      f.detail = "A toolkit with nvcc but no runtime library (or the other way round) is usually half removed.";
-      f.evidence = ev;
-      out.push_back(std::move(f));
-    }
-    if (driver && !t.version.empty()) {
-      const auto v = util::Version::parse(major_minor(t.version));
-      if (v && kb.min_driver_for_cuda(*v) && kb.driver_fit(*driver, *v) == kb::DriverFit::too_old) {
-        auto f = make_finding("toolkit-newer-than-driver");
-        const auto need = kb.min_driver_for_cuda(*v);
-        const auto floor = kb.minor_compat_floor(v->major());
-        f.title = fmt::format("CUDA {} at {} needs driver ≥ {}; this driver is {}", major_minor(t.version), t.root,
-                              (floor ? *floor : *need).str(), driver->str());
-        f.detail =
-            "Programs built with this toolkit fail at start with error 35 (cudaErrorInsufficientDriver) on this "
-            "driver.";
-        f.evidence = ev;
-        f.evidence.push_back(fmt::format("driver {}; CUDA {} needs ≥ {} (≥ {} through minor-version compatibility)",
-                                         driver->str(), major_minor(t.version), need->str(),
-                                         floor ? floor->str() : std::string("-")));
-        const auto plan = fixes::plan_command(m);
-        f.fix = {"Upgrade the driver, or build with a toolkit the driver supports.",
-                 plan.empty() ? std::vector<std::string>{} : std::vector<std::string>{plan}};
-        out.push_back(std::move(f));
-        too_new = true;
-      }
-    }
-    if (too_new) continue;
-    auto ok = make_finding("toolkit-found");
-    ok.title = fmt::format("CUDA {} at {}{}", t.version.empty() ? "?" : t.version, t.root,
-                           &t == path_toolkit ? " (nvcc on PATH)"
-                           : runtime_only     ? " (runtime only)"
-                                              : "");
-    ok.evidence = ev;
-    ok.evidence.push_back("found by: " + fmt::format("{}", fmt::join(t.found_by, ", ")));
-    for (const auto& c : t.components) ok.evidence.push_back(fmt::format("{} {} ({})", c.name, c.version, c.library));
-    out.push_back(std::move(ok));
+  if (mm.size() > 1 || majors.size() > 1) {
+    auto f = make_finding("toolkit-version-witnesses-disagree");
+    f.title = fmt::format("{} claims CUDA {}", t.root, fmt::join(mm, " and "));
+    f.detail =
+        "Parts of two toolkits are mixed in one directory (an upgrade over an old install, or libraries "
+        "copied in by hand); what gets compiled and what runs may not match.";
+    f.evidence = ev;
+    f.fix = {"Reinstall the toolkit into a clean directory.", {}};
+    out.push_back(std::move(f));
   }
-  if (path_toolkit && !tf.cuda_link_resolved.empty() && !inside(tf.cuda_link_resolved, path_toolkit->root) &&
-      tf.cuda_link_resolved != path_toolkit->root) {
+  const bool runtime_only = t.nvcc.empty() && !t.components.empty();
+  if (!t.missing.empty() && !runtime_only) {
+    auto f = make_finding("toolkit-incomplete");
+    f.title = fmt::format("{} lacks {}", t.root, fmt::join(t.missing, ", "));
+    f.detail = "A toolkit with nvcc but no runtime library (or the other way round) is usually half removed.";
+    f.evidence = ev;
+    out.push_back(std::move(f));
+  }
+  if (driver && !t.version.empty()) {
+    const auto v = util::Version::parse(major_minor(t.version));
+    if (v && kb.min_driver_for_cuda(*v) && kb.driver_fit(*driver, *v) == kb::DriverFit::too_old) {
+      auto f = make_finding("toolkit-newer-than-driver");
+      const auto need = kb.min_driver_for_cuda(*v);
+      const auto floor = kb.minor_compat_floor(v->major());
+      f.title = fmt::format("CUDA {} at {} needs driver ≥ {}; this driver is {}", major_minor(t.version), t.root,
+                            (floor ? *floor : *need).str(), driver->str());
+      f.detail =
+          "Programs built with this toolkit fail at start with error 35 (cudaErrorInsufficientDriver) on this "
+          "driver.";
+      f.evidence = ev;
+      f.evidence.push_back(fmt::format("driver {}; CUDA {} needs ≥ {} (≥ {} through minor-version compatibility)",
+                                       driver->str(), major_minor(t.version), need->str(),
+                                       floor ? floor->str() : std::string("-")));
+      const auto plan = fixes::plan_command(m);
+      f.fix = {"Upgrade the driver, or build with a toolkit the driver supports.",
+               plan.empty() ? std::vector<std::string>{} : std::vector<std::string>{plan}};
+      out.push_back(std::move(f));
+      too_new = true;
+    }
+  }
+  if (too_new) return;
+  auto ok = make_finding("toolkit-found");
+  ok.title = fmt::format("CUDA {} at {}{}", t.version.empty() ? "?" : t.version, t.root,
+                         &t == path_toolkit ? " (nvcc on PATH)"
+                         : runtime_only     ? " (runtime only)"
+                                            : "");
+  ok.evidence = ev;
+  ok.evidence.push_back("found by: " + fmt::format("{}", fmt::join(t.found_by, ", ")));
+  for (const auto& c : t.components) ok.evidence.push_back(fmt::format("{} {} ({})", c.name, c.version, c.library));
+  out.push_back(std::move(ok));
+}
+
+// The nvcc on PATH against /usr/local/cuda, CUDA_HOME and the runtime the loader picks.
+void path_toolkit_rules(const Snapshot& s, const Toolkit& path_toolkit, std::vector<Finding>& out) {
+  const auto& tf = s.toolkit;
+  if (!tf.cuda_link_resolved.empty() && !inside(tf.cuda_link_resolved, path_toolkit.root) &&
+      tf.cuda_link_resolved != path_toolkit.root) {
     auto f = make_finding("cuda-link-not-path-nvcc");
     f.title = fmt::format("/usr/local/cuda is {} but nvcc on PATH is {}", tf.cuda_link_resolved, tf.path_nvcc_real);
     f.detail = "Build systems that use /usr/local/cuda and the nvcc you run compile against different toolkits.";
     f.evidence = {"/usr/local/cuda -> " + tf.cuda_link_target,
                   "nvcc on PATH: " + tf.path_nvcc + " -> " + tf.path_nvcc_real};
-    f.fix = {"Switch the shell to one toolkit.", {env_fix(*path_toolkit)}};
+    f.fix = {"Switch the shell to one toolkit.", {env_fix(path_toolkit)}};
     out.push_back(std::move(f));
   }
-  if (path_toolkit && tf.cuda_home) {
+  if (tf.cuda_home) {
     const Toolkit* home = nullptr;
     for (const auto& t : tf.toolkits)
       for (const auto& how : t.found_by)
         if (how == "CUDA_HOME") home = &t;
-    if (home && home != path_toolkit) {
+    if (home && home != &path_toolkit) {
       auto f = make_finding("cuda-home-not-path-nvcc");
       f.title = fmt::format("CUDA_HOME={} but nvcc on PATH is {}", *tf.cuda_home, tf.path_nvcc_real);
       f.detail =
           "PyTorch C++ extensions and many build scripts take the toolkit from CUDA_HOME, while the shell runs "
           "another nvcc.";
       f.evidence = {"CUDA_HOME=" + *tf.cuda_home, "nvcc on PATH: " + tf.path_nvcc_real};
-      f.fix = {"Switch the shell to one toolkit.", {env_fix(*path_toolkit)}};
+      f.fix = {"Switch the shell to one toolkit.", {env_fix(path_toolkit)}};
       out.push_back(std::move(f));
     }
   }
-  if (path_toolkit) {
-    const auto v = util::Version::parse(path_toolkit->version);
+  {
+    const auto v = util::Version::parse(path_toolkit.version);
     for (const auto& pick : tf.cudart_picks) {
       if (!v || pick.path.empty()) continue;
       const auto* owner = toolkit_of(s, pick.path);
-      if (!owner || owner == path_toolkit || !util::Version::parse(owner->version)) continue;
+      if (!owner || owner == &path_toolkit || !util::Version::parse(owner->version)) continue;
       const auto ov = util::Version::parse(owner->version);
       if (ov->major() != v->major() || ov->minor() == v->minor()) continue;
       auto f = make_finding("nvcc-runtime-mismatch");
-      f.title = fmt::format("nvcc {} but the loader gives {} from CUDA {}", path_toolkit->version, pick.soname,
+      f.title = fmt::format("nvcc {} but the loader gives {} from CUDA {}", path_toolkit.version, pick.soname,
                             owner->version);
       f.detail = "Programs compiled with this nvcc and linked to the shared runtime load another toolkit's libcudart.";
       f.evidence = {"nvcc on PATH: " + tf.path_nvcc_real,
                     fmt::format("{} -> {} ({})", pick.soname, pick.path, pick.rule)};
-      f.fix = {"Switch the shell to one toolkit.", {env_fix(*path_toolkit)}};
+      f.fix = {"Switch the shell to one toolkit.", {env_fix(path_toolkit)}};
       out.push_back(std::move(f));
     }
   }
+}
+
+// Start-up files or ld.so.conf.d lines that set CUDA paths for everyone.
+void global_paths_rule(const view::Machine& m, const Toolkit* path_toolkit, std::vector<Finding>& out) {
+  const auto& tf = m.snap.toolkit;
   std::vector<const snapshot::GlobalSetting*> paths_set;
   for (const auto& g : tf.global_settings)
     if (sets_cuda_path(g)) paths_set.push_back(&g);
@@ -303,6 +308,29 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
       f.fix = {"No CUDA toolkit is installed, so these lines point at nothing; remove them.", {}};
     out.push_back(std::move(f));
   }
+}
+
+}  // namespace
+
+std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBase& kb) {
+  const auto& tf = m.snap.toolkit;
+  std::vector<Finding> out;
+  stubs_rule(m, out);
+  if (tf.toolkits.empty()) {
+    auto f = make_finding("no-toolkit");
+    f.detail =
+        "Nothing needs one to run PyTorch, JAX or CuPy wheels, which bring their own CUDA libraries; compiling "
+        "CUDA code (nvcc, custom extensions) does.";
+    out.push_back(std::move(f));
+  }
+  dangling_link_rule(m, out);
+  const Toolkit* path_toolkit = nullptr;  // the toolkit of the nvcc that runs
+  for (const auto& t : tf.toolkits)
+    for (const auto& how : t.found_by)
+      if (how == "nvcc on PATH") path_toolkit = &t;
+  for (const auto& t : tf.toolkits) toolkit_rule(m, kb, t, path_toolkit, out);
+  if (path_toolkit) path_toolkit_rules(m.snap, *path_toolkit, out);
+  global_paths_rule(m, path_toolkit, out);
   return out;
 }
 
