@@ -4,6 +4,7 @@
 // that names glibc-hwcaps subdirectories.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cudoctor/util/result.hpp"
@@ -24,6 +25,14 @@ struct LdSoCache {
 };
 
 util::Result<LdSoCache> parse_ld_so_cache(const unsigned char* data, std::size_t size);
+
+// The entry ld.so takes for name (glibc's search_cache, elf/dl-cache.c): a libc6 entry of
+// the program's class and machine; of those, the glibc-hwcaps entry whose subdirectory comes
+// first in hwcaps_subdirs ("glibc-hwcaps/x86-64-v3", best first, supported only) before a
+// plain one. Entries for an unsupported level and legacy hwcap entries are skipped. nullptr
+// when no entry fits.
+const CacheEntry* best_entry(const LdSoCache& cache, std::string_view name, bool is_64, std::uint16_t machine,
+                             const std::vector<std::string>& hwcaps_subdirs);
 
 // glibc's flag values (sysdeps/generic/ldconfig.h).
 inline constexpr std::int32_t k_flag_type_mask = 0x00ff;

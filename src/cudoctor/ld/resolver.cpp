@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <deque>
 
+#include "cudoctor/ld/dst.hpp"
 #include "cudoctor/sys/paths.hpp"
 #include "cudoctor/util/strings.hpp"
 
@@ -14,39 +14,6 @@ namespace {
 
 std::string class_name(bool is64) {
   return is64 ? "ELFCLASS64" : "ELFCLASS32";
-}
-
-// Replaces $ORIGIN, $LIB, $PLATFORM (and their ${…} forms) as glibc's
-// expand_dynamic_string_token does.
-std::string substitute(std::string s, const std::string& origin, const Config& c) {
-  const std::pair<const char*, const std::string*> tokens[] = {
-      {"ORIGIN", &origin}, {"LIB", &c.lib}, {"PLATFORM", &c.platform}};
-  std::string out;
-  for (std::size_t i = 0; i < s.size();) {
-    if (s[i] != '$') {
-      out += s[i++];
-      continue;
-    }
-    bool done = false;
-    for (const auto& [name, value] : tokens) {
-      const std::string plain = std::string("$") + name;
-      const std::string braced = std::string("${") + name + "}";
-      if (s.compare(i, braced.size(), braced) == 0) {
-        out += *value;
-        i += braced.size();
-        done = true;
-      } else if (s.compare(i, plain.size(), plain) == 0 &&
-                 (i + plain.size() == s.size() ||
-                  !(std::isalnum(static_cast<unsigned char>(s[i + plain.size()])) || s[i + plain.size()] == '_'))) {
-        out += *value;
-        i += plain.size();
-        done = true;
-      }
-      if (done) break;
-    }
-    if (!done) out += s[i++];
-  }
-  return out;
 }
 
 }  // namespace
@@ -92,21 +59,13 @@ const Resolver::Loaded& Resolver::read(const std::string& path) {
 }
 
 // open_verify: the file must be an ELF shared object of the main program's class and machine.
-std::optional<std::string> Resolver::verify(const std::string& path, const elf::ElfFile& main, std::string& why) {
+// Why it cannot be used; nullopt when it can.
+std::optional<std::string> Resolver::unusable(const std::string& path, const elf::ElfFile& main) {
   const auto& l = read(path);
-  if (!l.elf) {
-    why = l.error;
-    return std::nullopt;
-  }
-  if (l.elf->is_64 != main.is_64) {
-    why = "wrong ELF class: " + class_name(l.elf->is_64);
-    return std::nullopt;
-  }
-  if (l.elf->machine != main.machine) {
-    why = "wrong machine: " + elf::machine_name(l.elf->machine);
-    return std::nullopt;
-  }
-  return path;
+  if (!l.elf) return l.error;
+  if (l.elf->is_64 != main.is_64) return "wrong ELF class: " + class_name(l.elf->is_64);
+  if (l.elf->machine != main.machine) return "wrong machine: " + elf::machine_name(l.elf->machine);
+  return std::nullopt;
 }
 
 namespace {
@@ -141,142 +100,148 @@ std::vector<std::string> Resolver::expand(const std::string& list, const Object&
   const auto origin = origin_of(owner.path);
   // An empty entry of a non-empty list is the current directory (glibc's fillin_rpath).
   if (list.empty()) return out;
-  for (const auto d : util::split(list, ':')) out.push_back(trim_dir(substitute(std::string(d), origin, m_config)));
+  for (const auto d : util::split(list, ':'))
+    out.push_back(trim_dir(substitute(std::string(d), origin, m_config.lib, m_config.platform)));
   return out;
 }
 
-bool Resolver::search_dirs(const std::string& name, const std::vector<std::string>& dirs, const elf::ElfFile& main,
-                           Lookup& l, std::string& found) {
+std::optional<std::string> Resolver::search_dirs(const std::string& name, const std::vector<std::string>& dirs,
+                                                 const elf::ElfFile& main, Lookup& trail) {
   std::vector<std::string> subdirs = m_config.hwcaps_subdirs;
   subdirs.insert(subdirs.end(), m_config.legacy_subdirs.begin(), m_config.legacy_subdirs.end());
   subdirs.emplace_back("");
   for (const auto& written : dirs) {
     const auto dir = from_cwd(written, m_config.cwd);
-    l.searched.push_back(dir);
+    trail.searched.push_back(dir);
     if (m_sys.stat(dir).type != sys::FileType::directory) continue;
     for (const auto& sub : subdirs) {
-      const auto candidate = dir + "/" + (sub.empty() ? "" : sub + "/") + name;
+      auto candidate = dir + "/" + (sub.empty() ? "" : sub + "/") + name;
       if (m_sys.stat(candidate).type == sys::FileType::missing) continue;
-      std::string why;
-      if (verify(candidate, main, why)) {
-        found = candidate;
-        return true;
-      }
-      l.rejected.push_back({candidate, why});
+      auto why = unusable(candidate, main);
+      if (!why) return candidate;
+      trail.rejected.push_back({std::move(candidate), std::move(*why)});
     }
   }
-  return false;
+  return std::nullopt;
 }
 
-Lookup Resolver::search(const std::string& name, const Tree& tree, int requester, std::string& found) {
+// A name with a slash is a path: no search (dl-load.c), DSTs expanded; a relative one is
+// opened from the current directory, not from the requesting object's.
+std::optional<Resolver::Found> Resolver::by_path(const std::string& name, const Object& loader,
+                                                 const elf::ElfFile& main, Lookup& trail) {
+  const auto expanded = substitute(name, origin_of(loader.path), m_config.lib, m_config.platform);
+  const auto path = from_cwd(expanded, m_config.cwd);
+  std::optional<std::string> why;
+  if (m_sys.stat(path).type != sys::FileType::missing) {
+    why = unusable(path, main);
+    if (!why)
+      return Found{
+          path, Rule::path,
+          path == expanded ? "named by path" : "named by a relative path, from the current directory " + m_config.cwd};
+  }
+  if (path != expanded) trail.detail = "a relative path, from the current directory " + m_config.cwd;
+  if (why && !why->empty()) trail.rejected.push_back({path, *why});
+  return std::nullopt;
+}
+
+// 1. DT_RPATH, unless the requesting object has DT_RUNPATH: its own, then its loader's and up
+//    the chain (each only if it has no DT_RUNPATH), then the executable's.
+std::optional<Resolver::Found> Resolver::from_rpath(const std::string& name, const Tree& tree, int requester,
+                                                    Lookup& trail) {
+  const auto& main = *tree.objects[0].elf;
+  if (tree.objects[static_cast<std::size_t>(requester)].elf->runpath) return std::nullopt;
+  const auto in = [&](const Object& o) -> std::optional<Found> {
+    if (const auto p = search_dirs(name, expand(*o.elf->rpath, o), main, trail))
+      return Found{*p, Rule::rpath, fmt::format("DT_RPATH of {}: {}", o.path, *o.elf->rpath)};
+    return std::nullopt;
+  };
+  bool did_main = false;
+  for (int i = requester; i >= 0; i = tree.objects[static_cast<std::size_t>(i)].parent) {
+    const auto& o = tree.objects[static_cast<std::size_t>(i)];
+    did_main = did_main || i == 0;
+    if (!o.elf || !o.elf->rpath || o.elf->runpath) continue;
+    if (auto f = in(o)) return f;
+  }
+  const auto& m = tree.objects[0];
+  if (!did_main && m.elf->rpath && !m.elf->runpath) return in(m);
+  return std::nullopt;
+}
+
+// 2. LD_LIBRARY_PATH ($ORIGIN is empty there).
+std::optional<Resolver::Found> Resolver::from_ld_library_path(const std::string& name, const elf::ElfFile& main,
+                                                              Lookup& trail) {
+  if (m_config.ld_library_path.empty()) return std::nullopt;
+  std::vector<std::string> dirs;
+  for (const auto& d : m_config.ld_library_path)
+    dirs.push_back(trim_dir(substitute(d, "", m_config.lib, m_config.platform)));
+  if (const auto p = search_dirs(name, dirs, main, trail))
+    return Found{*p, Rule::ld_library_path, "LD_LIBRARY_PATH: " + origin_of(*p)};
+  return std::nullopt;
+}
+
+// 3. DT_RUNPATH of the requesting object only.
+std::optional<Resolver::Found> Resolver::from_runpath(const std::string& name, const Object& loader,
+                                                      const elf::ElfFile& main, Lookup& trail) {
+  if (!loader.elf->runpath) return std::nullopt;
+  if (const auto p = search_dirs(name, expand(*loader.elf->runpath, loader), main, trail))
+    return Found{*p, Rule::runpath, fmt::format("DT_RUNPATH of {}: {}", loader.path, *loader.elf->runpath)};
+  return std::nullopt;
+}
+
+// 4. /etc/ld.so.cache: the one entry best_entry picks; ld.so does not fall back to another.
+std::optional<Resolver::Found> Resolver::from_cache(const std::string& name, const elf::ElfFile& main, Lookup& trail) {
+  const auto* c = cache();
+  if (!c) return std::nullopt;
+  const auto* best = best_entry(*c, name, main.is_64, main.machine, m_config.hwcaps_subdirs);
+  if (!best) return std::nullopt;
+  trail.searched.push_back(m_config.cache_path);
+  std::optional<std::string> why;
+  if (m_sys.stat(best->path).type != sys::FileType::missing) {
+    why = unusable(best->path, main);
+    if (!why)
+      return Found{best->path, Rule::ld_so_cache,
+                   fmt::format("{} entry {}{}", m_config.cache_path, name,
+                               best->hwcaps_subdir.empty() ? "" : " (glibc-hwcaps " + best->hwcaps_subdir + ")")};
+  }
+  trail.rejected.push_back({best->path, why && !why->empty() ? *why : "listed in the cache but missing"});
+  return std::nullopt;
+}
+
+// 5. The default path.
+std::optional<Resolver::Found> Resolver::from_default_path(const std::string& name, const elf::ElfFile& main,
+                                                           Lookup& trail) {
+  if (const auto p = search_dirs(name, m_config.system_dirs, main, trail))
+    return Found{*p, Rule::default_path, "default directory " + origin_of(*p)};
+  return std::nullopt;
+}
+
+Resolver::Searched Resolver::search(const std::string& name, const Tree& tree, int requester) {
   const auto& main = *tree.objects[0].elf;
   const auto& loader = tree.objects[static_cast<std::size_t>(requester)];
-  Lookup l;
+  Searched s;
+  auto& l = s.lookup;
+  std::optional<Found> f;
   if (name.find('/') != std::string::npos) {
-    // A name with a slash is a path: no search (dl-load.c), DSTs expanded; a relative one
-    // is opened from the current directory, not from the requesting object's.
-    const auto expanded = substitute(name, origin_of(loader.path), m_config);
-    const auto path = from_cwd(expanded, m_config.cwd);
-    std::string why;
-    l.rule = "path";
-    if (m_sys.stat(path).type != sys::FileType::missing && verify(path, main, why)) {
-      found = path;
-      l.detail =
-          path == expanded ? "named by path" : "named by a relative path, from the current directory " + m_config.cwd;
-      return l;
-    }
-    if (path != expanded) l.detail = "a relative path, from the current directory " + m_config.cwd;
-    if (!why.empty()) l.rejected.push_back({path, why});
-    l.rule = "not found";
-    return l;
-  }
-  // 1. DT_RPATH, unless the requesting object has DT_RUNPATH: its own, then its loader's and
-  //    up the chain (each only if it has no DT_RUNPATH), then the executable's.
-  if (!loader.elf->runpath) {
-    bool did_main = false;
-    for (int i = requester; i >= 0; i = tree.objects[static_cast<std::size_t>(i)].parent) {
-      const auto& o = tree.objects[static_cast<std::size_t>(i)];
-      did_main = did_main || i == 0;
-      if (!o.elf || !o.elf->rpath || o.elf->runpath) continue;
-      if (search_dirs(name, expand(*o.elf->rpath, o), main, l, found)) {
-        l.rule = "DT_RPATH";
-        l.detail = fmt::format("DT_RPATH of {}: {}", o.path, *o.elf->rpath);
-        return l;
-      }
-    }
-    const auto& m = tree.objects[0];
-    if (!did_main && m.elf->rpath && !m.elf->runpath && search_dirs(name, expand(*m.elf->rpath, m), main, l, found)) {
-      l.rule = "DT_RPATH";
-      l.detail = fmt::format("DT_RPATH of {}: {}", m.path, *m.elf->rpath);
-      return l;
+    f = by_path(name, loader, main, l);
+  } else {
+    f = from_rpath(name, tree, requester, l);
+    if (!f) f = from_ld_library_path(name, main, l);
+    if (!f) f = from_runpath(name, loader, main, l);
+    if (!f && loader.elf->nodeflib()) {
+      l.detail = fmt::format("{} has DF_1_NODEFLIB: ld.so.cache and the default path are not searched", loader.path);
+    } else if (!f) {
+      f = from_cache(name, main, l);
+      if (!f) f = from_default_path(name, main, l);
     }
   }
-  // 2. LD_LIBRARY_PATH.
-  if (!m_config.ld_library_path.empty()) {
-    std::vector<std::string> dirs;
-    for (const auto& d : m_config.ld_library_path) dirs.push_back(trim_dir(substitute(d, "", m_config)));
-    if (search_dirs(name, dirs, main, l, found)) {
-      l.rule = "LD_LIBRARY_PATH";
-      l.detail = "LD_LIBRARY_PATH: " + origin_of(found);
-      return l;
-    }
+  if (!f) {
+    l.rule = Rule::not_found;
+    return s;
   }
-  // 3. DT_RUNPATH of the requesting object only.
-  if (loader.elf->runpath && search_dirs(name, expand(*loader.elf->runpath, loader), main, l, found)) {
-    l.rule = "DT_RUNPATH";
-    l.detail = fmt::format("DT_RUNPATH of {}: {}", loader.path, *loader.elf->runpath);
-    return l;
-  }
-  const bool nodeflib = loader.elf->nodeflib();
-  if (nodeflib)
-    l.detail = fmt::format("{} has DF_1_NODEFLIB: ld.so.cache and the default path are not searched", loader.path);
-  // 4. /etc/ld.so.cache.
-  if (!nodeflib) {
-    if (const auto* c = cache()) {
-      const std::int32_t required = main.machine == 183 ? k_flag_aarch64_lib64 : k_flag_x8664_lib64;
-      const CacheEntry* best = nullptr;
-      std::size_t best_priority = 0;  // 0: no glibc-hwcaps; higher is better
-      for (const auto& e : c->entries) {
-        if (e.name != name) continue;
-        if ((e.flags & k_flag_type_mask) != k_flag_elf_libc6 ||
-            (main.is_64 && (e.flags & k_flag_required_mask) != required))
-          continue;
-        std::size_t priority = 0;
-        if (!e.hwcaps_subdir.empty()) {
-          const auto& hw = m_config.hwcaps_subdirs;
-          const auto it = std::find(hw.begin(), hw.end(), "glibc-hwcaps/" + e.hwcaps_subdir);
-          if (it == hw.end()) continue;  // the CPU does not support that level
-          priority = hw.size() - static_cast<std::size_t>(it - hw.begin());
-        } else if (e.hwcap != 0) {
-          continue;  // legacy hwcap-specific entries: not for this loader
-        }
-        if (!best || priority > best_priority) {
-          best = &e;
-          best_priority = priority;
-        }
-      }
-      if (best) {
-        l.searched.push_back(m_config.cache_path);
-        std::string why;
-        if (m_sys.stat(best->path).type != sys::FileType::missing && verify(best->path, main, why)) {
-          found = best->path;
-          l.rule = "ld.so.cache";
-          l.detail = fmt::format("{} entry {}{}", m_config.cache_path, name,
-                                 best->hwcaps_subdir.empty() ? "" : " (glibc-hwcaps " + best->hwcaps_subdir + ")");
-          return l;
-        }
-        l.rejected.push_back({best->path, why.empty() ? "listed in the cache but missing" : why});
-      }
-    }
-    // 5. The default path.
-    if (search_dirs(name, m_config.system_dirs, main, l, found)) {
-      l.rule = "default path";
-      l.detail = "default directory " + origin_of(found);
-      return l;
-    }
-  }
-  l.rule = "not found";
-  return l;
+  l.rule = f->rule;
+  l.detail = std::move(f->detail);
+  s.path = std::move(f->path);
+  return s;
 }
 
 Lookup Resolver::locate(const std::string& name, std::string& found, bool is_64, std::uint16_t machine) {
@@ -290,108 +255,118 @@ Lookup Resolver::locate(const std::string& name, std::string& found, bool is_64,
   root.elf = program;
   root.found = true;
   tree.objects.push_back(std::move(root));
-  return search(name, tree, 0, found);
+  auto s = search(name, tree, 0);
+  found = std::move(s.path);
+  return std::move(s.lookup);
+}
+
+namespace {
+// An object already loaded that satisfies name (by the name it was asked for, its path or
+// its soname); -1 when none.
+int find_loaded(const Tree& tree, const std::string& name) {
+  for (std::size_t i = 0; i < tree.objects.size(); ++i) {
+    const auto& o = tree.objects[i];
+    if (!o.found) continue;
+    if (o.name == name || o.path == name || (!o.soname.empty() && o.soname == name)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Symbol versions: each object's .gnu.version_r against what the providing object defines.
+void check_versions(Tree& tree) {
+  for (auto& o : tree.objects) {
+    if (!o.elf) continue;
+    for (const auto& need : o.elf->version_needs) {
+      const int provider = find_loaded(tree, need.file);
+      if (provider < 0 || !tree.objects[static_cast<std::size_t>(provider)].elf) continue;
+      const auto& p = tree.objects[static_cast<std::size_t>(provider)];
+      for (const auto& v : need.versions)
+        if (std::find(p.elf->version_defs.begin(), p.elf->version_defs.end(), v) == p.elf->version_defs.end())
+          o.missing_versions.push_back(fmt::format("{} (in {})", v, p.path));
+    }
+  }
+}
+}  // namespace
+
+util::Result<Tree> Resolver::start_tree(const std::string& path) {
+  if (m_sys.stat(path).type == sys::FileType::missing) return util::error(path + ": no such file");
+  const auto root = read(path).elf;
+  if (!root) return util::error(read(path).error);
+  if (!root->has_dynamic) return util::error(path + ": not a dynamic executable");
+  Tree tree;
+  Object r;
+  r.name = path;
+  r.path = path;
+  r.soname = root->soname;
+  r.found = true;
+  r.elf = root;
+  r.lookup.rule = Rule::path;
+  tree.objects.push_back(std::move(r));
+  // ld.so itself is always loaded; libc's DT_NEEDED on it resolves to it by soname.
+  const auto interp = root->interpreter.empty() ? m_config.interpreter : root->interpreter;
+  Object in;
+  in.name = interp;
+  in.path = interp;
+  in.parent = 0;
+  in.lookup.rule = Rule::interpreter;
+  in.lookup.detail = root->interpreter.empty() ? "the system's dynamic loader" : "PT_INTERP";
+  const auto& l = read(interp);
+  in.elf = l.elf;
+  in.found = l.elf != nullptr;
+  in.error = l.error;
+  if (l.elf) in.soname = l.elf->soname;
+  tree.objects.push_back(std::move(in));
+  return tree;
+}
+
+int Resolver::add_needed(Tree& tree, int requester, const std::string& name, std::map<std::string, int>& by_file,
+                         std::deque<int>& queue) {
+  if (const int idx = find_loaded(tree, name); idx >= 0) return idx;
+  auto s = search(name, tree, requester);
+  const auto real = s.path.empty() ? "" : m_sys.canonical(s.path).value_or(s.path);
+  if (const auto it = by_file.find(real); !s.path.empty() && it != by_file.end())
+    return it->second;  // the same file under another name
+  Object o;
+  o.name = name;
+  o.parent = requester;
+  o.lookup = std::move(s.lookup);
+  if (!s.path.empty()) {
+    o.path = s.path;
+    o.found = true;
+    const auto& l = read(s.path);
+    o.elf = l.elf;
+    o.error = l.error;
+    if (l.elf) o.soname = l.elf->soname;
+  }
+  tree.objects.push_back(std::move(o));
+  const int idx = static_cast<int>(tree.objects.size() - 1);
+  if (!s.path.empty()) {
+    by_file[real] = idx;
+    queue.push_back(idx);
+  }
+  return idx;
 }
 
 util::Result<Tree> Resolver::load(const std::string& path) {
-  Tree tree;
-  const auto root_path = path;
-  if (m_sys.stat(root_path).type == sys::FileType::missing) return util::error(path + ": no such file");
-  const auto& root = read(root_path);
-  if (!root.elf) return util::error(root.error);
-  if (!root.elf->has_dynamic) return util::error(path + ": not a dynamic executable");
-  Object r;
-  r.name = path;
-  r.path = root_path;
-  r.soname = root.elf->soname;
-  r.found = true;
-  r.elf = root.elf;
-  r.lookup.rule = "path";
-  tree.objects.push_back(std::move(r));
-  // ld.so itself is always loaded; libc's DT_NEEDED on it resolves to it by soname.
-  const auto interp = root.elf->interpreter.empty() ? m_config.interpreter : root.elf->interpreter;
-  {
-    Object in;
-    in.name = interp;
-    in.path = interp;
-    in.parent = 0;
-    in.lookup.rule = "interpreter";
-    in.lookup.detail = root.elf->interpreter.empty() ? "the system's dynamic loader" : "PT_INTERP";
-    const auto& l = read(interp);
-    in.elf = l.elf;
-    in.found = l.elf != nullptr;
-    in.error = l.error;
-    if (l.elf) in.soname = l.elf->soname;
-    tree.objects.push_back(std::move(in));
-  }
+  auto started = start_tree(path);
+  if (!started) return util::error(started.error());
+  auto tree = std::move(started).value();
   // Identity of loaded files, as glibc compares st_dev/st_ino: the canonical path.
   std::map<std::string, int> by_file;
   for (std::size_t i = 0; i < tree.objects.size(); ++i)
     by_file[m_sys.canonical(tree.objects[i].path).value_or(tree.objects[i].path)] = static_cast<int>(i);
-  const auto find_loaded = [&](const std::string& name) -> int {
-    for (std::size_t i = 0; i < tree.objects.size(); ++i) {
-      const auto& o = tree.objects[i];
-      if (!o.found) continue;
-      if (o.name == name || o.path == name || (!o.soname.empty() && o.soname == name)) return static_cast<int>(i);
-    }
-    return -1;
-  };
   std::deque<int> queue = {0};
   while (!queue.empty()) {
-    const int cur = queue.front();
+    const auto cur = static_cast<std::size_t>(queue.front());
     queue.pop_front();
-    if (!tree.objects[static_cast<std::size_t>(cur)].elf) continue;
-    const auto needed = tree.objects[static_cast<std::size_t>(cur)].elf->needed;
+    if (!tree.objects[cur].elf) continue;
+    const auto needed = tree.objects[cur].elf->needed;
     for (const auto& name : needed) {
-      int idx = find_loaded(name);
-      if (idx < 0) {
-        std::string found;
-        auto lookup = search(name, tree, cur, found);
-        if (!found.empty()) {
-          const auto real = m_sys.canonical(found).value_or(found);
-          if (const auto it = by_file.find(real); it != by_file.end()) {
-            idx = it->second;  // the same file under another name
-          } else {
-            Object o;
-            o.name = name;
-            o.path = found;
-            o.parent = cur;
-            o.lookup = std::move(lookup);
-            o.found = true;
-            const auto& l = read(found);
-            o.elf = l.elf;
-            o.error = l.error;
-            if (l.elf) o.soname = l.elf->soname;
-            tree.objects.push_back(std::move(o));
-            idx = static_cast<int>(tree.objects.size() - 1);
-            by_file[real] = idx;
-            queue.push_back(idx);
-          }
-        } else {
-          Object o;
-          o.name = name;
-          o.parent = cur;
-          o.lookup = std::move(lookup);
-          tree.objects.push_back(std::move(o));
-          idx = static_cast<int>(tree.objects.size() - 1);
-        }
-      }
-      tree.objects[static_cast<std::size_t>(cur)].needs.emplace_back(name, idx);
+      const int idx = add_needed(tree, static_cast<int>(cur), name, by_file, queue);
+      tree.objects[cur].needs.emplace_back(name, idx);
     }
   }
-  // Symbol versions: each object's .gnu.version_r against what the providing object defines.
-  for (auto& o : tree.objects) {
-    if (!o.elf) continue;
-    for (const auto& need : o.elf->version_needs) {
-      const int provider = find_loaded(need.file);
-      if (provider < 0 || !tree.objects[static_cast<std::size_t>(provider)].elf) continue;
-      const auto& defs = tree.objects[static_cast<std::size_t>(provider)].elf->version_defs;
-      for (const auto& v : need.versions)
-        if (std::find(defs.begin(), defs.end(), v) == defs.end())
-          o.missing_versions.push_back(
-              fmt::format("{} (in {})", v, tree.objects[static_cast<std::size_t>(provider)].path));
-    }
-  }
+  check_versions(tree);
   return tree;
 }
 

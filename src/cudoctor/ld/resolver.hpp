@@ -6,6 +6,7 @@
 // hwcap subdirectories; objects already loaded (by name, soname or same file); files of the
 // wrong class or machine skipped. Every answer says which rule found it and what was passed
 // over on the way. It never prints; the renderer draws the tree.
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "cudoctor/elf/elf_file.hpp"
 #include "cudoctor/ld/ld_so_cache.hpp"
+#include "cudoctor/ld/model.hpp"
 #include "cudoctor/sys/sys.hpp"
 
 namespace cudoctor::ld {
@@ -39,37 +41,6 @@ struct Config {
 // process's current directory (/proc/self/cwd).
 Config discover_config(const sys::Sys& sys, const std::string& ld_library_path);
 
-struct Rejected {
-  std::string path;
-  std::string why;  // "wrong ELF class: ELFCLASS32", "not an ELF file: …"
-};
-
-// How a needed name was found.
-struct Lookup {
-  std::string rule;                   // "already loaded", "path", "DT_RPATH", "LD_LIBRARY_PATH", "DT_RUNPATH",
-                                      // "ld.so.cache", "default path", "interpreter", "not found"
-  std::string detail;                 // "DT_RPATH of /opt/app/bin/app: $ORIGIN/../lib", "ld.so.cache entry"
-  std::vector<std::string> searched;  // directories looked in, in order, when searching
-  std::vector<Rejected> rejected;
-};
-
-struct Object {
-  std::string name;  // as first requested (the file given, for the root)
-  std::string path;  // as loaded: what ld.so prints after "=>"; "" when not found
-  std::string soname;
-  int parent = -1;  // the object that caused it to be loaded
-  Lookup lookup;
-  bool found = false;
-  std::shared_ptr<const elf::ElfFile> elf;         // null when not found or unreadable
-  std::string error;                               // why the found file could not be read
-  std::vector<std::pair<std::string, int>> needs;  // DT_NEEDED name -> object index
-  std::vector<std::string> missing_versions;       // "GLIBCXX_3.4.32 (in libstdc++.so.6)"
-};
-
-struct Tree {
-  std::vector<Object> objects;  // load order (breadth first); objects[0] is the root
-};
-
 class Resolver {
  public:
   Resolver(const sys::Sys& sys, Config config);
@@ -92,12 +63,36 @@ class Resolver {
     std::shared_ptr<const elf::ElfFile> elf;
     std::string error;
   };
+  // A file one search stage settled on, with the rule and its detail.
+  struct Found {
+    std::string path;
+    Rule rule = Rule::not_found;
+    std::string detail;
+  };
+  // A search's answer: the lookup with its reasons, and the path; "" when not found.
+  struct Searched {
+    Lookup lookup;
+    std::string path;
+  };
   const Loaded& read(const std::string& path);
-  std::optional<std::string> verify(const std::string& path, const elf::ElfFile& main, std::string& why);
-  Lookup search(const std::string& name, const Tree& tree, int requester, std::string& found_path);
-  bool search_dirs(const std::string& name, const std::vector<std::string>& dirs, const elf::ElfFile& main, Lookup& l,
-                   std::string& found);
+  std::optional<std::string> unusable(const std::string& path, const elf::ElfFile& main);
+  Searched search(const std::string& name, const Tree& tree, int requester);
+  // The search stages, in ld.so's order; each adds what it looked at to trail.
+  std::optional<Found> by_path(const std::string& name, const Object& loader, const elf::ElfFile& main, Lookup& trail);
+  std::optional<Found> from_rpath(const std::string& name, const Tree& tree, int requester, Lookup& trail);
+  std::optional<Found> from_ld_library_path(const std::string& name, const elf::ElfFile& main, Lookup& trail);
+  std::optional<Found> from_runpath(const std::string& name, const Object& loader, const elf::ElfFile& main,
+                                    Lookup& trail);
+  std::optional<Found> from_cache(const std::string& name, const elf::ElfFile& main, Lookup& trail);
+  std::optional<Found> from_default_path(const std::string& name, const elf::ElfFile& main, Lookup& trail);
+  std::optional<std::string> search_dirs(const std::string& name, const std::vector<std::string>& dirs,
+                                         const elf::ElfFile& main, Lookup& trail);
   std::vector<std::string> expand(const std::string& list, const Object& owner) const;
+  // load()'s steps: the root and its interpreter; one DT_NEEDED name of requester, returning
+  // the index of the object that satisfies it.
+  util::Result<Tree> start_tree(const std::string& path);
+  int add_needed(Tree& tree, int requester, const std::string& name, std::map<std::string, int>& by_file,
+                 std::deque<int>& queue);
 
   const sys::Sys& m_sys;
   Config m_config;

@@ -138,7 +138,7 @@ snapshot::DriverLibrary find_library(const sys::Sys& sys, ld::Resolver& resolver
     return lib;
   }
   lib.path = found;
-  lib.found_by = lookup.rule + (lookup.detail.empty() ? "" : ": " + lookup.detail);
+  lib.found_by = ld::to_string(lookup.rule) + (lookup.detail.empty() ? "" : ": " + lookup.detail);
   lib.real_path = sys.canonical(found).value_or(found);
   // NVIDIA names the real file after the driver version: libcuda.so.535.104.05.
   const auto stem = soname.substr(0, soname.find(".so") + 4);  // "libcuda.so."

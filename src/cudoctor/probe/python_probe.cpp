@@ -114,7 +114,7 @@ void resolve(Context& ctx, ld::Resolver& resolver, const std::string& site, Fram
     }
     for (const auto& v : o.missing_versions) fw.missing_versions.push_back(v + " (needed by " + o.path + ")");
     if (!std::regex_search(o.name, cuda_lib)) continue;
-    snapshot::FrameworkLibrary l{o.name, o.path, o.lookup.rule, "", bundled_copy(o.name)};
+    snapshot::FrameworkLibrary l{o.name, o.path, ld::to_string(o.lookup.rule), "", bundled_copy(o.name)};
     // The copy the loader takes is the bundled one when it is the same file ($ORIGIN/../.. paths).
     if (!l.bundled.empty() && same_file(l.bundled, l.path)) l.bundled = l.path;
     const auto real = sys::basename(sys.canonical(o.path).value_or(o.path));

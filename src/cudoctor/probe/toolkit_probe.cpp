@@ -271,7 +271,7 @@ snapshot::ToolkitFacts probe_toolkits(Context& ctx) {
     const auto soname = m == 11 ? std::string("libcudart.so.11.0") : fmt::format("libcudart.so.{}", m);
     std::string found;
     const auto l = resolver.locate(soname, found);
-    f.cudart_picks.push_back({soname, found, found.empty() ? "" : l.rule});
+    f.cudart_picks.push_back({soname, found, found.empty() ? "" : ld::to_string(l.rule)});
   }
 
   // Loader configuration and shell start-up files that set CUDA paths for everyone.

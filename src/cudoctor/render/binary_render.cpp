@@ -13,11 +13,12 @@ namespace {
 using util::visible;
 
 std::string reason(const ld::Object& o) {
-  if (o.lookup.rule == "DT_RPATH" || o.lookup.rule == "DT_RUNPATH") {
+  const auto rule = ld::to_string(o.lookup.rule);
+  if (o.lookup.rule == ld::Rule::rpath || o.lookup.rule == ld::Rule::runpath) {
     const auto colon = o.lookup.detail.rfind(": ");
-    return o.lookup.rule + " " + visible(colon == std::string::npos ? "" : o.lookup.detail.substr(colon + 2));
+    return rule + " " + visible(colon == std::string::npos ? "" : o.lookup.detail.substr(colon + 2));
   }
-  return visible(o.lookup.rule);
+  return visible(rule);
 }
 
 }  // namespace
@@ -63,7 +64,7 @@ std::string ldd_text(const ld::Tree& t, const Options& o) {
       listed[i] = true;
       const auto& x = t.objects[i];
       out += visible(x.name) + " => " + paint("31;1", "not found") + "  " +
-             paint("2", "[" + visible(x.lookup.rule) +
+             paint("2", "[" + visible(ld::to_string(x.lookup.rule)) +
                             (x.lookup.detail.empty() ? "" : ": " + visible(x.lookup.detail)) + "]") +
              "\n";
     }
@@ -88,7 +89,8 @@ std::string ldd_why(const ld::Tree& t, const std::string& lib) {
         o.name == lib || o.soname == lib || (!o.path.empty() && o.path.ends_with("/" + lib)) || o.path == lib;
     if (!match) continue;
     out += fmt::format("{}\n", visible(o.name));
-    out += o.found ? fmt::format("  loaded from {}\n  because: {}{}\n", visible(o.path), visible(o.lookup.rule),
+    out += o.found ? fmt::format("  loaded from {}\n  because: {}{}\n", visible(o.path),
+                                 visible(ld::to_string(o.lookup.rule)),
                                  o.lookup.detail.empty() ? "" : " (" + visible(o.lookup.detail) + ")")
                    : "  not found\n";
     std::string chain;
@@ -117,7 +119,7 @@ nlohmann::json ldd_json(const ld::Tree& t) {
                     {"path", o.found ? nlohmann::json(o.path) : nlohmann::json(nullptr)},
                     {"soname", o.soname},
                     {"found", o.found},
-                    {"rule", o.lookup.rule},
+                    {"rule", ld::to_string(o.lookup.rule)},
                     {"detail", o.lookup.detail},
                     {"searched", o.lookup.searched},
                     {"rejected", rejected},

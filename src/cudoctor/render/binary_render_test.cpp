@@ -12,17 +12,17 @@ ld::Tree missing_interpreter() {
   ld::Object root;
   root.name = root.path = "/opt/app/bin/app";
   root.found = true;
-  root.lookup.rule = "path";
+  root.lookup.rule = ld::Rule::path;
   root.needs = {{"libevil\x1b[2J\n└── libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6", 2}};
   ld::Object interp;
   interp.name = "/lib/ld-musl-x86_64.so.1";
   interp.parent = 0;
-  interp.lookup.rule = "interpreter";
+  interp.lookup.rule = ld::Rule::interpreter;
   interp.lookup.detail = "PT_INTERP";
   ld::Object lib;
   lib.name = root.needs[0].first;
   lib.parent = 0;
-  lib.lookup.rule = "not found";
+  lib.lookup.rule = ld::Rule::not_found;
   t.objects = {root, interp, lib};
   return t;
 }

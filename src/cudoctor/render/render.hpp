@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cudoctor/elf/fatbin.hpp"
-#include "cudoctor/ld/resolver.hpp"
+#include "cudoctor/ld/model.hpp"
 #include "cudoctor/plan/plan.hpp"
 #include "cudoctor/plan/shell_env.hpp"
 #include "cudoctor/report/report.hpp"
