@@ -1,61 +1,22 @@
-#include "cudoctor/cli/check_command.hpp"
-
-#include <fmt/format.h>
-
-#include <chrono>
-#include <cstdio>
-
+// `cudoctor check`: gathers, judges, renders; 0 healthy, 1 broken, 2 when the root cannot be
+// used.
+#include "cudoctor/cli/commands.hpp"
+#include "cudoctor/cli/gather.hpp"
 #include "cudoctor/cli/output.hpp"
 #include "cudoctor/kb/kb.hpp"
-#include "cudoctor/probe/probes.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/report/report.hpp"
-#include "cudoctor/sys/paths.hpp"
-#include "cudoctor/sys/root_sys.hpp"
-#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::cli {
 
-std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const char* tool_version) {
-  const auto sys = sys::make_root_sys(o.root);
-  if (sys->stat("/").type != sys::FileType::directory) {
-    fmt::print(stderr, "cudoctor: --root {}: not a directory\n", util::visible(o.root));
-    return std::nullopt;
-  }
-  for (const auto& p : o.pythons) {
-    const auto st = sys->stat(p);
-    if (st.type != sys::FileType::regular) {
-      fmt::print(stderr, "cudoctor: --python {}: {}\n", util::visible(p),
-                 st.type == sys::FileType::missing
-                     ? (st.error.empty() ? "no such file" : st.error)
-                     : "not an interpreter (a " + std::string(sys::to_string(st.type)) + ")");
-      return std::nullopt;
-    }
-  }
-  probe::Options popts;
-  // A tree's libnvidia-ml, libcuda and libcudart are the tree's code: loaded only when asked.
-  popts.child_probes = !o.no_runtime && (sys->is_live() || o.runtime);
-  if (o.no_runtime)
-    popts.child_probes_off_reason = "--no-runtime";
-  else if (!popts.child_probes)
-    popts.child_probes_off_reason =
-        "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
-  popts.pythons = o.pythons;
-  popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
-  popts.compute_timeout = std::chrono::milliseconds(static_cast<long>(o.compute_timeout_s * 1000));
-  auto snap = probe::gather(*sys, popts);
-  snap.tool_version = tool_version;
-  snap.root = o.root;
-  return snap;
-}
-
-int run_check(const CommonOptions& o, const char* tool_version) {
-  auto snap = gather_snapshot(o, tool_version);
+int run_check(const Options& all) {
+  const auto& o = all.common;
+  auto snap = gather_snapshot(o, CUDOCTOR_VERSION);
   if (!snap) return 2;
   const auto rep = report::build(std::move(*snap), kb::builtin());
 
   render::Options ropts;
-  ropts.tool_version = tool_version;
+  ropts.tool_version = CUDOCTOR_VERSION;
   ropts.verbose = o.verbose;
   const auto format = o.effective_format();
   ropts.color = format == "text" && use_color(o);

@@ -1,6 +1,9 @@
+// `cudoctor kb [gpu|driver|error|toolkit QUERY]`: 0 answered, 1 nothing matched, 2 bad input.
 #include <fmt/format.h>
 
-#include "cudoctor/cli/check_command.hpp"
+#include <CLI/CLI.hpp>
+
+#include "cudoctor/cli/commands.hpp"
 #include "cudoctor/cli/output.hpp"
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/render/render.hpp"
@@ -11,7 +14,15 @@ namespace cudoctor::cli {
 
 using util::visible;
 
-int run_kb(const CommonOptions& o, const KbOptions& k) {
+void add_kb_options(CLI::App& app, Options& o) {
+  app.add_option("topic", o.kb.topic, "gpu, driver, toolkit or error")
+      ->check(CLI::IsMember({"gpu", "driver", "toolkit", "error"}));
+  app.add_option("query", o.kb.query, "What to look up");
+}
+
+int run_kb(const Options& all) {
+  const auto& o = all.common;
+  const auto& k = all.kb;
   const auto& kb = kb::builtin();
   std::string out;
   if (k.topic.empty()) {
@@ -29,13 +40,7 @@ int run_kb(const CommonOptions& o, const KbOptions& k) {
     }
     out = k.topic == "driver" ? render::kb_driver(kb, *v) : render::kb_toolkit(kb, *v);
   } else if (k.topic == "error") {
-    std::vector<const kb::ReturnCode*> hits;
-    const auto code = util::parse_int(k.query);
-    for (const auto& e : kb.cuda_errors())
-      if ((code && e.code == *code) || util::to_lower(e.name) == util::to_lower(k.query)) hits.push_back(&e);
-    for (const auto& [c, e] : kb.nvml_return_codes())
-      if ((code && c == *code) || util::to_lower(e.name) == util::to_lower(k.query)) hits.push_back(&e);
-    out = render::kb_errors(hits);
+    out = render::kb_errors(kb.find_errors(k.query));
   }
   if (out.empty()) {
     fmt::print(stderr, "cudoctor kb {}: nothing in the knowledge base matches '{}'\n", visible(k.topic),

@@ -1,8 +1,12 @@
 #pragma once
-// Options shared by every subcommand, as the command line gives them.
+// The options every command reads, as the command line gives them.
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace cudoctor::cli {
 
@@ -53,6 +57,22 @@ struct KbOptions {
   std::string topic;  // "", gpu, driver, error, toolkit
   std::string query;
 };
+
+// Everything the command line gives: the common flags and each command's own.
+struct Options {
+  CommonOptions common;
+  PlanOptions plan;
+  LddOptions ldd;
+  ArchsOptions archs;
+  EnvOptions env;
+  KbOptions kb;
+};
+
+// Adds the flags every command takes (--format, --root, --kb, …) to the top-level app.
+void add_common_options(CLI::App& app, CommonOptions& o);
+// Acts on the common flags once parsed: checks --root and loads the --kb directory in place of
+// the built-in knowledge base. false (after a message) when they cannot be used: exit 2.
+bool apply_common_options(const CLI::App& app, const CommonOptions& o);
 
 // Whether to colour: --color, then NO_COLOR (any value), then whether stdout is a terminal.
 bool use_color(const CommonOptions& o);

@@ -1,8 +1,13 @@
+// `cudoctor plan`: 0 when some build runs, 1 when none does, 2 on bad input.
 #include <fmt/format.h>
 
-#include "cudoctor/cli/check_command.hpp"
+#include <CLI/CLI.hpp>
+
+#include "cudoctor/cli/commands.hpp"
+#include "cudoctor/cli/gather.hpp"
 #include "cudoctor/cli/output.hpp"
 #include "cudoctor/kb/kb.hpp"
+#include "cudoctor/plan/framework_arg.hpp"
 #include "cudoctor/plan/plan.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/sys/root_sys.hpp"
@@ -12,7 +17,19 @@ namespace cudoctor::cli {
 
 using util::visible;
 
-int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_version) {
+void add_plan_options(CLI::App& app, Options& o) {
+  auto& po = o.plan;
+  app.add_option("--gpu", po.gpu, "A GPU by name (\"RTX 4060 Laptop GPU\") or PCI id (10de:2684)")->type_name("NAME");
+  app.add_option("--cc", po.cc, "A compute capability (8.9)")->type_name("X.Y");
+  app.add_option("--driver", po.driver, "A driver version (535.104.05)")->type_name("VERSION");
+  app.add_option("--framework", po.framework, "torch, tensorflow, jax, cupy or onnxruntime, optionally ==VERSION")
+      ->type_name("NAME[==V]");
+  app.add_flag("--all", po.all, "Every build of every release, not only the best of each");
+}
+
+int run_plan(const Options& all) {
+  const auto& o = all.common;
+  const auto& po = all.plan;
   const auto& kb = kb::builtin();
   plan::Inputs in;
   const bool given = !po.gpu.empty() || !po.cc.empty() || !po.driver.empty();
@@ -46,7 +63,7 @@ int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_ver
     in.driver_source = "--driver";
   }
   if (!given) {
-    auto snap = gather_snapshot(o, tool_version);
+    auto snap = gather_snapshot(o, CUDOCTOR_VERSION);
     if (!snap) return 2;
     in = plan::inputs_from_snapshot(*snap, kb);
     if (!in.cc && !in.driver) {
@@ -57,23 +74,19 @@ int run_plan(const CommonOptions& o, const PlanOptions& po, const char* tool_ver
     }
   }
   if (!po.framework.empty()) {
-    const auto eq = po.framework.find("==");
-    in.framework = po.framework.substr(0, eq);
-    if (eq != std::string::npos) in.framework_version = po.framework.substr(eq + 2);
-    if (in.framework == "pytorch") in.framework = "torch";
-    if (!kb.framework(in.framework)) {
-      fmt::print(stderr, "cudoctor plan: --framework {}: not one of torch, tensorflow, jax, cupy, onnxruntime\n",
-                 visible(in.framework));
+    const auto fw = plan::parse_framework(po.framework, kb);
+    if (!fw) {
+      fmt::print(stderr, "cudoctor plan: {}\n", fw.error());
       return 2;
     }
+    in.framework = fw->name;
+    in.framework_version = fw->version;
   }
   const auto p = plan::make_plan(in, kb);
   render::Options ropts;
   ropts.color = o.effective_format() == "text" && use_color(o);
   const auto out = o.effective_format() == "json" ? render::plan_json(p) : render::plan_text(p, ropts, po.all);
-  int rc = 1;
-  for (const auto& b : p.builds)
-    if (b.fit != plan::Fit::no) rc = 0;
+  const int rc = plan::runs_any(p) ? 0 : 1;
   if (!o.redact) return emit(out, rc);
   const auto sys = sys::make_root_sys(o.root);
   return emit(redacted(o, *sys, out), rc);

@@ -149,6 +149,9 @@ class KnowledgeBase {
   const GpuModel* gpu_by_pci_id(std::uint16_t id) const;
   // GPUs whose name matches the query ("RTX 4060 Laptop GPU", "H100 SXM"), best first.
   std::vector<const GpuModel*> find_gpus(const std::string& query) const;
+  // CUDA errors, then NVML return codes, whose number or name (any case) is the query
+  // ("100", "cudaErrorNoDevice", "nvml_error_uninitialized").
+  std::vector<const ReturnCode*> find_errors(const std::string& query) const;
   const Architecture* architecture_of(const util::Version& cc) const;
   const ArchCc* arch_cc(const util::Version& cc) const;
   // The oldest driver that runs a GPU of this compute capability: that of its first toolkit.

@@ -190,6 +190,17 @@ std::vector<const GpuModel*> KnowledgeBase::find_gpus(const std::string& query) 
   return out;
 }
 
+std::vector<const ReturnCode*> KnowledgeBase::find_errors(const std::string& query) const {
+  std::vector<const ReturnCode*> hits;
+  const auto code = util::parse_int(query);
+  const auto name = util::to_lower(query);
+  for (const auto& e : m_cuda_errors)
+    if ((code && e.code == *code) || util::to_lower(e.name) == name) hits.push_back(&e);
+  for (const auto& [c, e] : m_nvml)
+    if ((code && c == *code) || util::to_lower(e.name) == name) hits.push_back(&e);
+  return hits;
+}
+
 const Architecture* KnowledgeBase::architecture_of(const util::Version& cc) const {
   for (const auto& a : m_archs)
     for (const auto& c : a.ccs)

@@ -222,17 +222,19 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
   }
   plan_unlocks(p);
   // Counted by release, as `plan` shows them: a release runs when one of its variants does.
+  // Its variants come newest CUDA first, so the first of the best fit is the one to show.
   std::size_t releases = 0, works = 0;
-  for (std::size_t i = 0; i < p.builds.size(); ++i) {
-    const auto& b = p.builds[i];
-    if (i > 0 && p.builds[i - 1].framework == b.framework && p.builds[i - 1].release == b.release) continue;
+  const auto rank = [](Fit f) { return f == Fit::works ? 2 : f == Fit::works_compat ? 1 : 0; };
+  for (std::size_t i = 0; i < p.builds.size();) {
+    std::size_t j = i, best = i;
+    for (; j < p.builds.size() && p.builds[j].framework == p.builds[i].framework &&
+           p.builds[j].release == p.builds[i].release;
+         ++j)
+      if (rank(p.builds[j].fit) > rank(p.builds[best].fit)) best = j;
+    p.builds[best].best_of_release = true;
     ++releases;
-    for (std::size_t j = i;
-         j < p.builds.size() && p.builds[j].framework == b.framework && p.builds[j].release == b.release; ++j)
-      if (p.builds[j].fit != Fit::no) {
-        ++works;
-        break;
-      }
+    if (p.builds[best].fit != Fit::no) ++works;
+    i = j;
   }
   // "here" only for what the machine itself showed; a GPU or driver given by flags is hypothetical.
   const bool from_machine = !in.gpu_source.starts_with("--") && in.driver_source != "--driver" &&
@@ -249,6 +251,12 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
   else
     p.headline = fmt::format("{} of {} framework releases have a build that runs {}.", works, releases, where);
   return p;
+}
+
+bool runs_any(const Plan& p) {
+  for (const auto& b : p.builds)
+    if (b.fit != Fit::no) return true;
+  return false;
 }
 
 const BuildLine* recommended(const Plan& p) {

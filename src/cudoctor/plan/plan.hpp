@@ -47,6 +47,7 @@ struct BuildLine {
   std::string runs_via;                        // "sm_86 cubin": the kernels the GPU runs, "" unknown or none
   bool same_major_cubin = false;               // runs through an older cubin of the GPU's major (sm_86 on sm_89)
   std::optional<util::Version> unlock_driver;  // the driver that would make it run, when only the driver stops it
+  bool best_of_release = false;  // the release's build to show: native over compat over none, then newest CUDA
 };
 
 struct Unlock {
@@ -75,6 +76,8 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb);
 // newest that runs through minor-version compatibility; within a release, its newest CUDA.
 // nullptr when none runs.
 const BuildLine* recommended(const Plan& p);
+// Whether some framework build runs (`plan` exits 0), natively or through compatibility.
+bool runs_any(const Plan& p);
 // The recommended build of one framework for a machine with these GPUs (every one must run
 // it) and this driver; nullptr when none runs or the framework is unknown.
 std::optional<BuildLine> recommended(const kb::KnowledgeBase& kb, const std::string& framework,

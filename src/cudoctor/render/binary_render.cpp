@@ -21,6 +21,13 @@ std::string reason(const ld::Object& o) {
   return visible(rule);
 }
 
+std::string runs_on_text(const std::optional<RunsOn>& r) {
+  if (!r) return "";
+  if (r->verdict.runs())
+    return fmt::format("  runs on compute capability {}: {}\n", r->cc.str(), r->verdict.describe());
+  return fmt::format("  does not run on compute capability {}: no compatible cubin or PTX\n", r->cc.str());
+}
+
 }  // namespace
 
 std::string ldd_text(const ld::Tree& t, const Options& o) {
@@ -131,8 +138,9 @@ nlohmann::json ldd_json(const ld::Tree& t) {
   return {{"file", t.objects[0].path}, {"objects", objs}};
 }
 
-std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb) {
-  if (!fb) return visible(file) + "\n  no CUDA fatbin (.nv_fatbin)\n";
+std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb,
+                       const std::optional<RunsOn>& runs_on) {
+  if (!fb) return visible(file) + "\n  no CUDA fatbin (.nv_fatbin)\n" + runs_on_text(runs_on);
   const auto join = [](const std::vector<std::string>& v) {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : " ") + visible(x);
@@ -141,11 +149,15 @@ std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>
   std::size_t compressed = 0;
   for (const auto& e : fb->entries) compressed += e.compressed;
   return fmt::format("{}\n  cubins: {}\n  PTX:    {}\n  {} entries in {} containers, {} compressed\n", visible(file),
-                     join(fb->sm_archs()), join(fb->ptx_archs()), fb->entries.size(), fb->containers, compressed);
+                     join(fb->sm_archs()), join(fb->ptx_archs()), fb->entries.size(), fb->containers, compressed) +
+         runs_on_text(runs_on);
 }
 
-nlohmann::json archs_json(const std::string& file, const std::optional<elf::Fatbin>& fb) {
+nlohmann::json archs_json(const std::string& file, const std::optional<elf::Fatbin>& fb,
+                          const std::optional<RunsOn>& runs_on) {
   nlohmann::json j = {{"file", file}, {"has_fatbin", fb.has_value()}};
+  if (runs_on)
+    j["runs_on"] = {{"cc", runs_on->cc.str()}, {"runs", runs_on->verdict.runs()}, {"via", runs_on->verdict.describe()}};
   if (!fb) return j;
   j["sm"] = fb->sm_archs();
   j["ptx"] = fb->ptx_archs();

@@ -37,15 +37,6 @@ std::string flags(const plan::BuildLine& b) {
   return s;
 }
 
-// A release's best variant: native over compat over none, then the newest CUDA.
-const plan::BuildLine* best(const std::vector<const plan::BuildLine*>& variants) {
-  const plan::BuildLine* b = nullptr;
-  const auto rank = [](Fit f) { return f == Fit::works ? 2 : f == Fit::works_compat ? 1 : 0; };
-  for (const auto* v : variants)
-    if (!b || rank(v->fit) > rank(b->fit)) b = v;
-  return b;
-}
-
 std::string variant_tag(const plan::BuildLine& b) {
   return b.framework == "torch" ? fmt::format("cu{}{}", b.cuda.major(), b.cuda.minor()) : "CUDA " + b.cuda.str();
 }
@@ -104,12 +95,11 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
       current = first.display;
       out += "\n" + paint(c, "1", visible(current)) + "\n";
     }
-    std::vector<const plan::BuildLine*> variants;
+    std::vector<const plan::BuildLine*> shown;
     std::size_t j = i;
-    while (j < p.builds.size() && p.builds[j].display == first.display && p.builds[j].release == first.release)
-      variants.push_back(&p.builds[j++]);
+    for (; j < p.builds.size() && p.builds[j].display == first.display && p.builds[j].release == first.release; ++j)
+      if (all || p.builds[j].best_of_release) shown.push_back(&p.builds[j]);
     i = j;
-    std::vector<const plan::BuildLine*> shown = all ? variants : std::vector<const plan::BuildLine*>{best(variants)};
     for (const auto* b : shown) {
       // The install command alone on its own line, so that it can be pasted; notes after it.
       const auto notes = flags(*b);

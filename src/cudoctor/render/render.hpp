@@ -30,9 +30,15 @@ inline constexpr std::size_t k_plan_width = 100;
 std::string ldd_text(const ld::Tree& t, const Options& o);
 std::string ldd_why(const ld::Tree& t, const std::string& lib);
 nlohmann::json ldd_json(const ld::Tree& t);
-// `cudoctor archs`.
-std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb);
-nlohmann::json archs_json(const std::string& file, const std::optional<elf::Fatbin>& fb);
+// `cudoctor archs`; with --cc, also whether the file runs on that compute capability.
+struct RunsOn {
+  util::Version cc;
+  compat::Verdict verdict;  // how the driver would run the file's kernels there, none when it cannot
+};
+std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb,
+                       const std::optional<RunsOn>& runs_on = std::nullopt);
+nlohmann::json archs_json(const std::string& file, const std::optional<elf::Fatbin>& fb,
+                          const std::optional<RunsOn>& runs_on = std::nullopt);
 
 // `cudoctor toolkits`: each toolkit, then what selects one ((what, which) pairs).
 std::string toolkits_text(const snapshot::ToolkitFacts& f,

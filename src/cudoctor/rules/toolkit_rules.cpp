@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "cudoctor/plan/toolkit_selection.hpp"
 #include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/rules/fixes.hpp"
 #include "cudoctor/rules/rules.hpp"
@@ -25,12 +26,6 @@ std::string major_minor(const std::string& v) {
 
 bool inside(const std::string& path, const std::string& root) {
   return !root.empty() && (path == root || path.starts_with(root + "/"));
-}
-
-const Toolkit* toolkit_of(const Snapshot& s, const std::string& path) {
-  for (const auto& t : s.toolkit.toolkits)
-    if (inside(path, t.root) || (!t.lib_dir.empty() && t.layout != "debian" && inside(path, t.lib_dir))) return &t;
-  return nullptr;
 }
 
 std::string env_fix(const Toolkit& t) {
@@ -261,7 +256,7 @@ void path_toolkit_rules(const Snapshot& s, const Toolkit& path_toolkit, std::vec
     const auto v = util::Version::parse(path_toolkit.version);
     for (const auto& pick : tf.cudart_picks) {
       if (!v || pick.path.empty()) continue;
-      const auto* owner = toolkit_of(s, pick.path);
+      const auto* owner = plan::toolkit_of(s.toolkit, pick.path);
       if (!owner || owner == &path_toolkit || !util::Version::parse(owner->version)) continue;
       const auto ov = util::Version::parse(owner->version);
       if (ov->major() != v->major() || ov->minor() == v->minor()) continue;

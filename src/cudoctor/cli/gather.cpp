@@ -1,0 +1,65 @@
+#include "cudoctor/cli/gather.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "cudoctor/probe/probes.hpp"
+#include "cudoctor/sys/paths.hpp"
+#include "cudoctor/sys/root_sys.hpp"
+#include "cudoctor/util/strings.hpp"
+
+namespace cudoctor::cli {
+
+std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const char* tool_version) {
+  const auto sys = sys::make_root_sys(o.root);
+  if (sys->stat("/").type != sys::FileType::directory) {
+    fmt::print(stderr, "cudoctor: --root {}: not a directory\n", util::visible(o.root));
+    return std::nullopt;
+  }
+  for (const auto& p : o.pythons) {
+    const auto st = sys->stat(p);
+    if (st.type != sys::FileType::regular) {
+      fmt::print(stderr, "cudoctor: --python {}: {}\n", util::visible(p),
+                 st.type == sys::FileType::missing
+                     ? (st.error.empty() ? "no such file" : st.error)
+                     : "not an interpreter (a " + std::string(sys::to_string(st.type)) + ")");
+      return std::nullopt;
+    }
+  }
+  probe::Options popts;
+  // A tree's libnvidia-ml, libcuda and libcudart are the tree's code: loaded only when asked.
+  popts.child_probes = !o.no_runtime && (sys->is_live() || o.runtime);
+  if (o.no_runtime)
+    popts.child_probes_off_reason = "--no-runtime";
+  else if (!popts.child_probes)
+    popts.child_probes_off_reason =
+        "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
+  popts.pythons = o.pythons;
+  popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+  popts.compute_timeout = std::chrono::milliseconds(static_cast<long>(o.compute_timeout_s * 1000));
+  auto snap = probe::gather(*sys, popts);
+  snap.tool_version = tool_version;
+  snap.root = o.root;
+  return snap;
+}
+
+std::optional<snapshot::ToolkitFacts> gather_toolkits(const CommonOptions& o, const sys::Sys& sys) {
+  if (sys.stat("/").type != sys::FileType::directory) {
+    fmt::print(stderr, "cudoctor: --root {}: not a directory\n", util::visible(o.root));
+    return std::nullopt;
+  }
+  probe::Options popts;
+  popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
+  probe::Context ctx(sys, popts);
+  return probe::probe_toolkits(ctx);
+}
+
+std::string file_argument(const sys::Sys& sys, const std::string& given) {
+  return (sys.is_live() && !given.empty() && given.front() != '/')
+             ? std::filesystem::current_path().string() + "/" + given
+             : given;
+}
+
+}  // namespace cudoctor::cli

@@ -1,0 +1,65 @@
+// `cudoctor ldd FILE…`: 0 all resolved, 1 a library or symbol version missing, 2 unreadable.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+
+#include "cudoctor/cli/commands.hpp"
+#include "cudoctor/cli/gather.hpp"
+#include "cudoctor/cli/output.hpp"
+#include "cudoctor/ld/resolver.hpp"
+#include "cudoctor/render/render.hpp"
+#include "cudoctor/sys/root_sys.hpp"
+#include "cudoctor/util/strings.hpp"
+
+namespace cudoctor::cli {
+
+using util::visible;
+
+void add_ldd_options(CLI::App& app, Options& o) {
+  auto& lo = o.ldd;
+  app.add_option("files", lo.files, "ELF executables or libraries")->required();
+  app.add_option("--why", lo.why, "Explain how one library was found (or not)")->type_name("LIB");
+  app.add_option("--ld-library-path", lo.ld_library_path,
+                 "Resolve with this LD_LIBRARY_PATH instead of the environment's")
+      ->type_name("DIRS");
+}
+
+int run_ldd(const Options& all) {
+  const auto& o = all.common;
+  const auto& l = all.ldd;
+  const auto sys = sys::make_root_sys(o.root);
+  const auto llp = l.ld_library_path ? *l.ld_library_path : sys->env("LD_LIBRARY_PATH").value_or("");
+  ld::Resolver resolver(*sys, ld::discover_config(*sys, llp));
+  int rc = 0;
+  nlohmann::json files = nlohmann::json::array();
+  std::string out;
+  render::Options ropts;
+  ropts.color = o.effective_format() == "text" && use_color(o);
+  for (const auto& given : l.files) {
+    auto tree = resolver.load(file_argument(*sys, given));
+    if (!tree) {
+      fmt::print(stderr, "cudoctor ldd: {}\n", visible(tree.error()));
+      rc = 2;
+      continue;
+    }
+    for (const auto& obj : tree->objects)
+      if (!obj.found || !obj.missing_versions.empty()) rc = std::max(rc, 1);
+    if (o.effective_format() == "json")
+      files.push_back(render::ldd_json(*tree));
+    else if (!l.why.empty())
+      out += render::ldd_why(*tree, l.why);
+    else
+      out += render::ldd_text(*tree, ropts);
+  }
+  if (!resolver.cache_error().empty() && o.verbose)
+    fmt::print(stderr, "cudoctor ldd: {}\n", visible(resolver.cache_error()));
+  if (o.effective_format() == "json") out = render::json_text(files);
+  if (!l.why.empty() && out.empty() && rc != 2) {
+    fmt::print(stderr, "cudoctor ldd: {} is not among the libraries loaded\n", visible(l.why));
+    return 1;
+  }
+  return emit(redacted(o, *sys, out), rc);
+}
+
+}  // namespace cudoctor::cli

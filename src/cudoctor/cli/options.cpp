@@ -1,0 +1,79 @@
+#include "cudoctor/cli/options.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <exception>
+
+#include "cudoctor/kb/kb.hpp"
+#include "cudoctor/sys/root_sys.hpp"
+#include "cudoctor/util/strings.hpp"
+
+namespace cudoctor::cli {
+
+void add_common_options(CLI::App& app, CommonOptions& o) {
+  app.add_option("--format", o.format, "Output format")->check(CLI::IsMember({"text", "json", "markdown"}));
+  app.add_flag("--json", o.json, "Same as --format json");
+  app.add_flag("-v,--verbose", o.verbose, "Show the evidence behind every line");
+  app.add_option("--root", o.root, "Read the file system under DIR (a fixture, chroot or mounted image)")
+      ->type_name("DIR");
+  app.add_flag("--no-runtime", o.no_runtime,
+               "Do not load vendor libraries (NVML, libcuda, libcudart) in child processes");
+  app.add_flag("--runtime", o.runtime,
+               "With --root: load the tree's own vendor libraries in the child probes (they are the tree's code)");
+  const CLI::Validator seconds(
+      [](const std::string& v) -> std::string {
+        try {
+          std::size_t used = 0;
+          const double d = std::stod(v, &used);
+          if (used == v.size() && std::isfinite(d) && d >= 0.1 && d <= 3600) return "";
+        } catch (const std::exception&) {
+        }
+        return "'" + v + "' is not a number of seconds from 0.1 to 3600";
+      },
+      "SEC");
+  app.add_option("--timeout", o.timeout_s, "Seconds NVML, the driver API and the runtimes may take (they run at once)")
+      ->check(seconds)
+      ->type_name("SEC");
+  app.add_option("--compute-timeout", o.compute_timeout_s,
+                 "Seconds the computation check (copies and GEMMs on every GPU at once) may take (default 30)")
+      ->check(seconds)
+      ->type_name("SEC");
+  app.add_flag("--redact", o.redact, "Replace host name, user name and home paths");
+  app.add_option("--color", o.color, "Colour the text report")->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--python", o.pythons, "Also inspect the environment of this interpreter (repeatable)")
+      ->type_name("PATH");
+  app.add_option("--kb", o.kb_dir, "Knowledge-base JSON files that replace the built-in ones")->type_name("DIR");
+}
+
+bool apply_common_options(const CLI::App& app, const CommonOptions& o) {
+  if (o.root.empty()) {
+    fmt::print(stderr, "cudoctor: --root: give a directory (--root / for this machine)\n");
+    return false;
+  }
+  if (!app.count("--kb")) return true;
+  // Read through the Sys door: regular files only, and at most 64 MiB each.
+  const auto host = sys::make_root_sys("/");
+  const auto dir = host->canonical(o.kb_dir.empty() ? std::string("/nonexistent-kb") : o.kb_dir);
+  if (o.kb_dir.empty() || !dir || host->stat(*dir).type != sys::FileType::directory) {
+    fmt::print(stderr, "cudoctor: --kb {}: not a directory\n", util::visible(o.kb_dir));
+    return false;
+  }
+  auto kb = kb::KnowledgeBase::load_with_overrides(
+      *dir, [&](const std::string& path) -> util::Result<std::optional<std::string>> {
+        const auto st = host->stat(path);
+        if (st.type == sys::FileType::missing && st.error.empty()) return std::optional<std::string>();
+        auto text = host->read_file(path, 64u << 20);
+        if (!text) return util::error(text.error());
+        return std::optional<std::string>(std::move(text).value());
+      });
+  if (!kb) {
+    fmt::print(stderr, "cudoctor: {}\n", util::visible(kb.error()));
+    return false;
+  }
+  kb::set_builtin(std::move(kb).value());
+  return true;
+}
+
+}  // namespace cudoctor::cli
