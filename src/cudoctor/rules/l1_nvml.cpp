@@ -37,23 +37,24 @@ void implausible_nvml_rule(const View& v, const std::string& lib, const std::vec
 void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out) {
   const auto& n = v.snap.driver.nvml;
   const auto& o = n.outcome;
-  if (o.status == "not_run") return;
+  if (o.status == snapshot::ChildStatus::not_run) return;
   const std::string lib = n.library;
-  if (o.status != "ok") {
+  if (o.status != snapshot::ChildStatus::ok) {
     auto f = make_finding("nvml-failed");
     const auto call = o.last_call.empty() ? std::string() : " (in " + o.last_call + ")";
-    if (o.status == "crashed")
+    if (o.status == snapshot::ChildStatus::crashed)
       f.title = fmt::format("NVML crashed{}: {} in {}", call, o.message, lib);
-    else if (o.status == "timeout")
+    else if (o.status == snapshot::ChildStatus::timeout)
       f.title = fmt::format("NVML hung{}: no answer from {} ({})", call, lib, o.message);
-    else if (o.status == "load_failed")
+    else if (o.status == snapshot::ChildStatus::load_failed)
       f.title = fmt::format("NVML could not be loaded from {}", lib);
     else
-      f.title = fmt::format("NVML gave no answer from {} ({})", lib, o.status);
+      f.title = fmt::format("NVML gave no answer from {} ({})", lib, snapshot::to_string(o.status));
     f.detail =
         "cudoctor ran NVML in a separate process, so the report is whole; a program that uses NVML on this "
         "machine (nvidia-smi, a framework) will fail the same way.";
-    f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", o.status, o.seconds, o.message));
+    f.evidence.push_back(
+        fmt::format("child process: {} after {:.2f} s: {}", snapshot::to_string(o.status), o.seconds, o.message));
     f.fix = {"Check the driver installation is whole and the kernel log for NVRM or Xid errors.",
              {},
              nvml_checks(v.m, "--query-gpu=index,name,driver_version --format=csv", "-e NVRM -e xid")};

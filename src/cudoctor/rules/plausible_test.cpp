@@ -39,7 +39,7 @@ TEST(Plausible, NvmlReplyWithoutInitResultIsNotAnEmptyError) {
   snap.gpus[0].nvml.reset();
   snap.driver.nvml = {};  // what a reply of "{}" parses to
   snap.driver.nvml.library = k_nvml;
-  snap.driver.nvml.outcome.status = "ok";
+  snap.driver.nvml.outcome.status = snapshot::ChildStatus::ok;
   const auto fs = run_all(snap, kb::builtin());
   const auto* f = find(fs, "nvml-implausible");
   ASSERT_NE(f, nullptr);

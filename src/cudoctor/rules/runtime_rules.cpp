@@ -48,19 +48,21 @@ std::string call_text(const CudaCall& c, const kb::KnowledgeBase& kb, const char
 // lib "" when what already names the library.
 std::string outcome_title(const snapshot::ChildOutcome& o, const std::string& what_alone, const std::string& lib) {
   // "cuInit hung", or with the call it was in: "The driver API check hung in cuInit".
-  const auto what = o.last_call.empty() || o.status == "load_failed" || what_alone.ends_with(o.last_call)
-                        ? what_alone
-                        : what_alone + " (in " + o.last_call + ")";
+  const auto what =
+      o.last_call.empty() || o.status == snapshot::ChildStatus::load_failed || what_alone.ends_with(o.last_call)
+          ? what_alone
+          : what_alone + " (in " + o.last_call + ")";
   if (lib.empty()) {
-    if (o.status == "crashed") return fmt::format("{} crashed: {}", what, o.message);
-    if (o.status == "timeout") return fmt::format("{} hung: no answer ({})", what, o.message);
-    if (o.status == "load_failed") return fmt::format("{} could not be loaded", what);
-    return fmt::format("{} gave no answer ({}: {})", what, o.status, o.message);
+    if (o.status == snapshot::ChildStatus::crashed) return fmt::format("{} crashed: {}", what, o.message);
+    if (o.status == snapshot::ChildStatus::timeout) return fmt::format("{} hung: no answer ({})", what, o.message);
+    if (o.status == snapshot::ChildStatus::load_failed) return fmt::format("{} could not be loaded", what);
+    return fmt::format("{} gave no answer ({}: {})", what, snapshot::to_string(o.status), o.message);
   }
-  if (o.status == "crashed") return fmt::format("{} crashed: {} in {}", what, o.message, lib);
-  if (o.status == "timeout") return fmt::format("{} hung: no answer from {} ({})", what, lib, o.message);
-  if (o.status == "load_failed") return fmt::format("{} could not load {}", what, lib);
-  return fmt::format("{} gave no answer from {} ({}: {})", what, lib, o.status, o.message);
+  if (o.status == snapshot::ChildStatus::crashed) return fmt::format("{} crashed: {} in {}", what, o.message, lib);
+  if (o.status == snapshot::ChildStatus::timeout)
+    return fmt::format("{} hung: no answer from {} ({})", what, lib, o.message);
+  if (o.status == snapshot::ChildStatus::load_failed) return fmt::format("{} could not load {}", what, lib);
+  return fmt::format("{} gave no answer from {} ({}: {})", what, lib, snapshot::to_string(o.status), o.message);
 }
 
 // Values that cannot be true, as a finding in place of the healthy one.
@@ -86,7 +88,9 @@ void count_rule(const view::Machine& m, std::vector<Finding>& out) {
   const auto& s = m.snap;
   const auto& d = s.runtime.driver_api;
   const auto& n = s.driver.nvml;
-  if (s.runtime.cuda_visible_devices || n.outcome.status != "ok" || n.init_code != 0 || d.device_count < 0) return;
+  if (s.runtime.cuda_visible_devices || n.outcome.status != snapshot::ChildStatus::ok || n.init_code != 0 ||
+      d.device_count < 0)
+    return;
   int nvml = 0;
   for (const auto& g : s.gpus)
     if (g.nvml) {
@@ -120,16 +124,16 @@ std::string cuda_str(int encoded) {
 void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
   const auto& s = m.snap;
   const auto& d = s.runtime.driver_api;
-  if (d.outcome.status == "not_run") return;  // no libcuda: L1 says so
-  if (d.outcome.status != "ok") {
+  if (d.outcome.status == snapshot::ChildStatus::not_run) return;  // no libcuda: L1 says so
+  if (d.outcome.status != snapshot::ChildStatus::ok) {
     auto f = make_finding("cuda-driver-failed");
     const bool in_init = d.outcome.last_call.empty() || d.outcome.last_call == "cuInit";
     f.title = outcome_title(d.outcome, in_init ? "cuInit" : "The CUDA driver API", d.library);
     f.detail =
         "cudoctor ran the driver in a separate process, so the report is whole; every CUDA program on this "
         "machine will fail the same way.";
-    f.evidence.push_back(
-        fmt::format("child process: {} after {:.2f} s: {}", d.outcome.status, d.outcome.seconds, d.outcome.message));
+    f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", snapshot::to_string(d.outcome.status),
+                                     d.outcome.seconds, d.outcome.message));
     f.fix = {
         "Reinstall the driver, and read the kernel log for NVRM or Xid errors.", {}, {kernel_log(m, "-e NVRM -e xid")}};
     out.push_back(std::move(f));
@@ -269,10 +273,11 @@ void cudart_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vect
     const bool known = c.runtime_version > 0 && plausible_cuda_version(c.runtime_version);
     const auto who = known ? fmt::format("CUDA runtime {} ({})", rt, c.origin)
                            : fmt::format("CUDA runtime at {} ({})", c.library, c.origin);
-    if (c.outcome.status != "ok") {
+    if (c.outcome.status != snapshot::ChildStatus::ok) {
       auto f = make_finding("cuda-runtime-failed");
       f.title = outcome_title(c.outcome, who, known ? c.library : "");
-      f.evidence.push_back(fmt::format("child process: {}: {}", c.outcome.status, c.outcome.message));
+      f.evidence.push_back(
+          fmt::format("child process: {}: {}", snapshot::to_string(c.outcome.status), c.outcome.message));
       out.push_back(std::move(f));
       continue;
     }
@@ -396,11 +401,11 @@ void compute_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vec
   const auto& s = m.snap;
   for (const auto& c : s.runtime.compute) {
     const auto gpu = fmt::format("GPU {}", c.device);
-    if (c.outcome.status != "ok") {
+    if (c.outcome.status != snapshot::ChildStatus::ok) {
       auto f = make_finding("compute-failed");
       f.title = outcome_title(c.outcome, "The computation check on " + gpu, c.cudart);
-      f.evidence.push_back(
-          fmt::format("child process: {} after {:.2f} s: {}", c.outcome.status, c.outcome.seconds, c.outcome.message));
+      f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", snapshot::to_string(c.outcome.status),
+                                       c.outcome.seconds, c.outcome.message));
       out.push_back(std::move(f));
       continue;
     }
