@@ -136,7 +136,7 @@ TEST(Plausible, RuntimeThatCrashedBeforeReportingIsNamedByItsFile) {
   auto snap = h200();
   auto& c = snap.runtime.cudarts[0];
   c.runtime_version = 0;
-  c.outcome = {"crashed", 11, 0, 0.1, "SIGSEGV"};
+  c.outcome = {snapshot::ChildStatus::crashed, 11, 0, 0.1, "SIGSEGV"};
   const auto fs = run_all(snap, kb::builtin());
   const auto* f = find(fs, "cuda-runtime-failed");
   ASSERT_NE(f, nullptr);

@@ -1,6 +1,7 @@
 #pragma once
 // Queries NVML from a library file, in the calling process: only ever call it inside
 // run_in_child. Returns the facts as JSON text (see nvml_child_linux.cpp for the keys).
+#include <chrono>
 #include <string>
 
 #include "cudoctor/snapshot/snapshot.hpp"

@@ -19,8 +19,11 @@ TEST(NvmlChild, ReturnCodeNamesAgreeWithTheKnowledgeBase) {
     ++named;
   }
   EXPECT_GE(named, 31);
-  for (int code = 0; code < 1000; ++code)
-    if (nvml_return_name(code) != "NVML_ERROR_?") EXPECT_NE(kb->nvml_return_code(code), nullptr) << code;
+  for (int code = 0; code < 1000; ++code) {
+    if (nvml_return_name(code) != "NVML_ERROR_?") {
+      EXPECT_NE(kb->nvml_return_code(code), nullptr) << code;
+    }
+  }
   EXPECT_EQ(nvml_return_name(-1), "NVML_ERROR_?");
 }
 
