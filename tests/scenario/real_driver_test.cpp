@@ -24,7 +24,7 @@ TEST(RealDebian535, NvmlSaysDriverNotLoaded) {
   if (!had_ctl) {
     EXPECT_FALSE(std::filesystem::exists("/dev/nvidiactl")) << "the NVML child created a device node";
   }
-  ASSERT_EQ(facts.outcome.status, "ok") << facts.outcome.message;
+  ASSERT_EQ(facts.outcome.status, snapshot::ChildStatus::ok) << facts.outcome.message;
   EXPECT_EQ(facts.init_code, 9);
   EXPECT_EQ(facts.init_error_name, "NVML_ERROR_DRIVER_NOT_LOADED");
   EXPECT_EQ(facts.init_error_string, "Driver Not Loaded");

@@ -5,7 +5,7 @@ namespace cudoctor::probe {
 snapshot::NvmlFacts nvml_to_run(Context& ctx, const std::vector<snapshot::DriverLibrary>& libraries,
                                 std::string& host_library) {
   snapshot::NvmlFacts facts;
-  facts.outcome.status = "not_run";
+  facts.outcome.status = snapshot::ChildStatus::not_run;
   const snapshot::DriverLibrary* lib = nullptr;
   for (const auto& l : libraries)
     if (l.soname == "libnvidia-ml.so.1") lib = &l;

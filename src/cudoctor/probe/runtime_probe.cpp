@@ -126,7 +126,7 @@ void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
   const auto runs = runtime::run_in_children(jobs, timeout);
   std::size_t next = 0;
   if (libcuda.empty()) {
-    rt.driver_api.outcome.status = "not_run";
+    rt.driver_api.outcome.status = snapshot::ChildStatus::not_run;
     rt.driver_api.outcome.message = "no libcuda.so.1 found";
   } else {
     rt.driver_api = runtime::parse_reply<snapshot::DriverApiFacts>(runs[next++]);

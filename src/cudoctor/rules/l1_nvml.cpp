@@ -39,18 +39,19 @@ void nvml_failed_rule(const View& v, std::vector<Finding>& out) {
   const std::string lib = n.library;
   auto f = make_finding("nvml-failed");
   const auto call = o.last_call.empty() ? std::string() : " (in " + o.last_call + ")";
-  if (o.status == "crashed")
+  if (o.status == snapshot::ChildStatus::crashed)
     f.title = fmt::format("NVML crashed{}: {} in {}", call, o.message, lib);
-  else if (o.status == "timeout")
+  else if (o.status == snapshot::ChildStatus::timeout)
     f.title = fmt::format("NVML hung{}: no answer from {} ({})", call, lib, o.message);
-  else if (o.status == "load_failed")
+  else if (o.status == snapshot::ChildStatus::load_failed)
     f.title = fmt::format("NVML could not be loaded from {}", lib);
   else
-    f.title = fmt::format("NVML gave no answer from {} ({})", lib, o.status);
+    f.title = fmt::format("NVML gave no answer from {} ({})", lib, snapshot::to_string(o.status));
   f.detail =
       "cudoctor ran NVML in a separate process, so the report is whole; a program that uses NVML on this "
       "machine (nvidia-smi, a framework) will fail the same way.";
-  f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", o.status, o.seconds, o.message));
+  f.evidence.push_back(
+      fmt::format("child process: {} after {:.2f} s: {}", snapshot::to_string(o.status), o.seconds, o.message));
   f.fix = {"Check the driver installation is whole and the kernel log for NVRM or Xid errors.",
            {},
            nvml_checks(v.m, "--query-gpu=index,name,driver_version --format=csv", "-e NVRM -e xid")};
@@ -125,8 +126,8 @@ void nvml_ok_rules(const View& v, const std::vector<const snapshot::NvmlGpu*>& g
 
 void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out) {
   const auto& n = v.snap.driver.nvml;
-  if (n.outcome.status == "not_run") return;
-  if (n.outcome.status != "ok") {
+  if (n.outcome.status == snapshot::ChildStatus::not_run) return;
+  if (n.outcome.status != snapshot::ChildStatus::ok) {
     nvml_failed_rule(v, out);
     return;
   }

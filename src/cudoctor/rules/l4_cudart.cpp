@@ -95,10 +95,11 @@ void one_cudart(const view::Machine& m, const kb::KnowledgeBase& kb, const Cudar
   const bool known = c.runtime_version > 0 && plausible_cuda_version(c.runtime_version);
   const auto who = known ? fmt::format("CUDA runtime {} ({})", rt, c.origin)
                          : fmt::format("CUDA runtime at {} ({})", c.library, c.origin);
-  if (c.outcome.status != "ok") {
+  if (c.outcome.status != snapshot::ChildStatus::ok) {
     auto f = make_finding("cuda-runtime-failed");
     f.title = outcome_title(c.outcome, who, known ? c.library : "");
-    f.evidence.push_back(fmt::format("child process: {}: {}", c.outcome.status, c.outcome.message));
+    f.evidence.push_back(
+        fmt::format("child process: {}: {}", snapshot::to_string(c.outcome.status), c.outcome.message));
     out.push_back(std::move(f));
     return;
   }

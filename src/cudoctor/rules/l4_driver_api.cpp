@@ -20,7 +20,9 @@ void count_rule(const view::Machine& m, std::vector<Finding>& out) {
   const auto& s = m.snap;
   const auto& d = s.runtime.driver_api;
   const auto& n = s.driver.nvml;
-  if (s.runtime.cuda_visible_devices || n.outcome.status != "ok" || n.init_code != 0 || d.device_count < 0) return;
+  if (s.runtime.cuda_visible_devices || n.outcome.status != snapshot::ChildStatus::ok || n.init_code != 0 ||
+      d.device_count < 0)
+    return;
   int nvml = 0;
   for (const auto& g : s.gpus)
     if (g.nvml) {
@@ -55,8 +57,8 @@ void driver_failed_rule(const view::Machine& m, const DriverApi& d, std::vector<
   f.detail =
       "cudoctor ran the driver in a separate process, so the report is whole; every CUDA program on this "
       "machine will fail the same way.";
-  f.evidence.push_back(
-      fmt::format("child process: {} after {:.2f} s: {}", d.outcome.status, d.outcome.seconds, d.outcome.message));
+  f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", snapshot::to_string(d.outcome.status),
+                                   d.outcome.seconds, d.outcome.message));
   f.fix = {
       "Reinstall the driver, and read the kernel log for NVRM or Xid errors.", {}, {kernel_log(m, "-e NVRM -e xid")}};
   out.push_back(std::move(f));
@@ -210,8 +212,8 @@ void devices_rules(const view::Machine& m, const kb::KnowledgeBase& kb, const Dr
 
 void driver_api_rules(const view::Machine& m, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
   const auto& d = m.snap.runtime.driver_api;
-  if (d.outcome.status == "not_run") return;  // no libcuda: L1 says so
-  if (d.outcome.status != "ok") {
+  if (d.outcome.status == snapshot::ChildStatus::not_run) return;  // no libcuda: L1 says so
+  if (d.outcome.status != snapshot::ChildStatus::ok) {
     driver_failed_rule(m, d, out);
     return;
   }

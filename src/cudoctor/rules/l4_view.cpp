@@ -34,19 +34,21 @@ std::string call_text(const snapshot::CudaCall& c, const kb::KnowledgeBase& kb, 
 
 std::string outcome_title(const snapshot::ChildOutcome& o, const std::string& what_alone, const std::string& lib) {
   // "cuInit hung", or with the call it was in: "The driver API check hung in cuInit".
-  const auto what = o.last_call.empty() || o.status == "load_failed" || what_alone.ends_with(o.last_call)
-                        ? what_alone
-                        : what_alone + " (in " + o.last_call + ")";
+  const auto what =
+      o.last_call.empty() || o.status == snapshot::ChildStatus::load_failed || what_alone.ends_with(o.last_call)
+          ? what_alone
+          : what_alone + " (in " + o.last_call + ")";
   if (lib.empty()) {
-    if (o.status == "crashed") return fmt::format("{} crashed: {}", what, o.message);
-    if (o.status == "timeout") return fmt::format("{} hung: no answer ({})", what, o.message);
-    if (o.status == "load_failed") return fmt::format("{} could not be loaded", what);
-    return fmt::format("{} gave no answer ({}: {})", what, o.status, o.message);
+    if (o.status == snapshot::ChildStatus::crashed) return fmt::format("{} crashed: {}", what, o.message);
+    if (o.status == snapshot::ChildStatus::timeout) return fmt::format("{} hung: no answer ({})", what, o.message);
+    if (o.status == snapshot::ChildStatus::load_failed) return fmt::format("{} could not be loaded", what);
+    return fmt::format("{} gave no answer ({}: {})", what, snapshot::to_string(o.status), o.message);
   }
-  if (o.status == "crashed") return fmt::format("{} crashed: {} in {}", what, o.message, lib);
-  if (o.status == "timeout") return fmt::format("{} hung: no answer from {} ({})", what, lib, o.message);
-  if (o.status == "load_failed") return fmt::format("{} could not load {}", what, lib);
-  return fmt::format("{} gave no answer from {} ({}: {})", what, lib, o.status, o.message);
+  if (o.status == snapshot::ChildStatus::crashed) return fmt::format("{} crashed: {} in {}", what, o.message, lib);
+  if (o.status == snapshot::ChildStatus::timeout)
+    return fmt::format("{} hung: no answer from {} ({})", what, lib, o.message);
+  if (o.status == snapshot::ChildStatus::load_failed) return fmt::format("{} could not load {}", what, lib);
+  return fmt::format("{} gave no answer from {} ({}: {})", what, lib, snapshot::to_string(o.status), o.message);
 }
 
 Finding implausible(FindingId id, const std::string& who, const std::string& lib, const std::vector<std::string>& bad) {

@@ -135,11 +135,11 @@ void compute_ok_rule(const ComputeCheck& c, const std::string& gpu, std::vector<
 void one_compute(const view::Machine& m, const kb::KnowledgeBase& kb, const ComputeCheck& c,
                  std::vector<Finding>& out) {
   const auto gpu = fmt::format("GPU {}", c.device);
-  if (c.outcome.status != "ok") {
+  if (c.outcome.status != snapshot::ChildStatus::ok) {
     auto f = make_finding("compute-failed");
     f.title = outcome_title(c.outcome, "The computation check on " + gpu, c.cudart);
-    f.evidence.push_back(
-        fmt::format("child process: {} after {:.2f} s: {}", c.outcome.status, c.outcome.seconds, c.outcome.message));
+    f.evidence.push_back(fmt::format("child process: {} after {:.2f} s: {}", snapshot::to_string(c.outcome.status),
+                                     c.outcome.seconds, c.outcome.message));
     out.push_back(std::move(f));
     return;
   }

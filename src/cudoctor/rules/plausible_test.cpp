@@ -39,7 +39,7 @@ TEST(Plausible, NvmlReplyWithoutInitResultIsNotAnEmptyError) {
   snap.gpus[0].nvml.reset();
   snap.driver.nvml = {};  // what a reply of "{}" parses to
   snap.driver.nvml.library = k_nvml;
-  snap.driver.nvml.outcome.status = "ok";
+  snap.driver.nvml.outcome.status = snapshot::ChildStatus::ok;
   const auto fs = run_all(snap, kb::builtin());
   const auto* f = find(fs, "nvml-implausible");
   ASSERT_NE(f, nullptr);
@@ -136,7 +136,7 @@ TEST(Plausible, RuntimeThatCrashedBeforeReportingIsNamedByItsFile) {
   auto snap = h200();
   auto& c = snap.runtime.cudarts[0];
   c.runtime_version = 0;
-  c.outcome = {"crashed", 11, 0, 0.1, "SIGSEGV"};
+  c.outcome = {snapshot::ChildStatus::crashed, 11, 0, 0.1, "SIGSEGV"};
   const auto fs = run_all(snap, kb::builtin());
   const auto* f = find(fs, "cuda-runtime-failed");
   ASSERT_NE(f, nullptr);

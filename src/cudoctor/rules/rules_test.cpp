@@ -54,7 +54,7 @@ TEST(RulesOnH200, ContainerWithoutDevices) {
   snap.driver.device_nodes.clear();
   for (auto& l : snap.driver.libraries) l.path.clear();
   snap.driver.nvml = {};
-  snap.driver.nvml.outcome.status = "not_run";
+  snap.driver.nvml.outcome.status = snapshot::ChildStatus::not_run;
   const auto fs = run_all(snap, kb::builtin());
   EXPECT_EQ(report::judge(fs).break_finding, "container-no-gpu-access");
   EXPECT_EQ(find(fs, "driver-library-missing"), nullptr) << "follows from the container finding";

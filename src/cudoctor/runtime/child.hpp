@@ -22,7 +22,7 @@ namespace cudoctor::runtime {
 
 struct ChildRun {
   snapshot::ChildOutcome outcome;
-  std::string payload;  // what the child's function returned; complete only when status is "ok"
+  std::string payload;  // what the child's function returned; complete only when status is ok
 };
 
 using ChildFn = std::function<std::string()>;
@@ -30,7 +30,7 @@ using ChildFn = std::function<std::string()>;
 // Runs fn in a child process. The child's stdout and stderr go to /dev/null so a chatty
 // library cannot corrupt our output. status: ok, crashed, timeout, exited (the child ended
 // without delivering, e.g. a library called exit()), bad_reply (it delivered something
-// that is not a reply), failed_to_start, interrupted.
+// that is not a reply) or failed_to_start. A Ctrl-C kills the children, then cudoctor.
 ChildRun run_in_child(const ChildFn& fn, std::chrono::milliseconds timeout);
 
 // Children started together and collected together, under one deadline that starts at
@@ -58,30 +58,46 @@ std::vector<ChildRun> run_in_children(const std::vector<ChildFn>& fns, std::chro
 // deadline or by a signal is reported with the call it was in (ChildOutcome::last_call).
 void note_call(const char* name);
 
+// In the child: the JSON text of a reply. Bytes that are not UTF-8 (a vendor's name
+// string) become U+FFFD instead of an exception.
+inline std::string reply(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+// In the child: the reply of a child that could not load its library or find its entry
+// points (parse_reply makes it outcome load_failed).
+inline std::string load_error_reply(const std::string& message) {
+  return reply({{"load_error", message}});
+}
+// In the child: the reply of a child whose own code threw (outcome child_error).
+inline std::string child_error_reply(const std::string& message) {
+  return reply({{"child_exception", message}});
+}
+
 // Turns a child's JSON reply into facts of type T (which has an `outcome`), keeping the
-// child's outcome. A reply {"load_error": "..."} (the library could not be loaded) becomes
-// outcome "load_failed"; unparsable JSON becomes "bad_reply".
+// child's outcome. A load_error_reply becomes outcome load_failed, a child_error_reply
+// child_error (with default facts), unparsable JSON bad_reply.
 template <typename T>
 T parse_reply(const ChildRun& run) {
+  using snapshot::ChildStatus;
   T facts;
   facts.outcome = run.outcome;
-  if (run.outcome.status != "ok") return facts;
+  if (run.outcome.status != ChildStatus::ok) return facts;
   try {
     const auto j = nlohmann::json::parse(run.payload);
     if (j.contains("load_error")) {
-      facts.outcome.status = "load_failed";
+      facts.outcome.status = ChildStatus::load_failed;
       facts.outcome.message = j["load_error"].template get<std::string>();
       return facts;
     }
     if (j.contains("child_exception")) {
-      facts.outcome.status = "child_error";
+      facts.outcome.status = ChildStatus::child_error;
       facts.outcome.message = j["child_exception"].template get<std::string>();
       return facts;
     }
     facts = j.template get<T>();
     facts.outcome = run.outcome;
   } catch (const nlohmann::json::exception& e) {
-    facts.outcome.status = "bad_reply";
+    facts.outcome.status = ChildStatus::bad_reply;
     facts.outcome.message = e.what();
   }
   return facts;

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -11,13 +10,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <mutex>
-#include <sstream>
-#include <thread>
 
 #include "cudoctor/runtime/child.hpp"
 #include "cudoctor/runtime/child_sandbox.hpp"
+#include "cudoctor/runtime/reaping_linux.hpp"
+#include "cudoctor/runtime/reply_frame.hpp"
 
 namespace cudoctor::runtime {
 namespace {
@@ -71,8 +69,7 @@ void install_once() {
   });
 }
 
-// The payload travels as "<length>\n<bytes>": a reply is complete when its length has
-// arrived, whether or not the pipe is ever closed (a helper process may hold it open).
+// Writes all of data, unless the pipe breaks.
 void write_all(int fd, const std::string& data) {
   std::size_t done = 0;
   while (done < data.size()) {
@@ -80,76 +77,6 @@ void write_all(int fd, const std::string& data) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;
     done += static_cast<std::size_t>(n);
-  }
-}
-
-enum class Reply { partial, complete, malformed };
-
-Reply reply_state(const std::string& data, std::string* payload) {
-  const auto nl = data.find('\n');
-  if (nl == std::string::npos) return data.size() > 20 ? Reply::malformed : Reply::partial;
-  if (nl == 0 || nl > 20 ||
-      !std::all_of(data.begin(), data.begin() + static_cast<long>(nl), [](char c) { return c >= '0' && c <= '9'; }))
-    return Reply::malformed;
-  const auto len = std::strtoull(data.substr(0, nl).c_str(), nullptr, 10);
-  const auto have = data.size() - nl - 1;
-  if (have < len) return Reply::partial;
-  if (have > len) return Reply::malformed;  // something else wrote into the pipe too
-  if (payload) *payload = data.substr(nl + 1);
-  return Reply::complete;
-}
-
-std::vector<pid_t> children_of_self() {
-  std::vector<pid_t> out;
-  const auto self = std::to_string(::getpid());
-  if (DIR* d = ::opendir("/proc")) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-      std::ifstream f("/proc/" + name + "/stat");
-      std::string stat((std::istreambuf_iterator<char>(f)), {});
-      // pid (comm) state ppid …; comm may hold spaces and parentheses: take the last ')'.
-      const auto close = stat.rfind(')');
-      if (close == std::string::npos) continue;
-      std::istringstream rest(stat.substr(close + 1));
-      std::string state, ppid;
-      rest >> state >> ppid;
-      if (ppid == self) out.push_back(static_cast<pid_t>(std::stol(name)));
-    }
-    ::closedir(d);
-  }
-  return out;
-}
-
-// Waits for pid until the deadline; true when it was reaped.
-bool reap_until(pid_t pid, int& status, Clock::time_point deadline) {
-  for (;;) {
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) return true;
-    if (r < 0 && errno != EINTR) return errno == ECHILD;
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-}
-
-// Kills whatever the probe children left behind: processes reparented to us because we are
-// a subreaper (a library's helper that left the child's process group). Killing one can
-// orphan its own children to us, so this repeats until none is left.
-void kill_orphans() {
-  // Bounded in time, not in depth: a chain of nested helpers unwinds one level a round.
-  const auto give_up = Clock::now() + std::chrono::seconds(2);
-  for (int round = 0; round < 1024 && Clock::now() < give_up; ++round) {
-    auto orphans = children_of_self();
-    // Children of another set still running are not orphans.
-    std::erase_if(orphans, [](pid_t p) { return std::find(g_live.begin(), g_live.end(), p) != g_live.end(); });
-    if (orphans.empty()) return;
-    for (const pid_t p : orphans) {
-      ::kill(-p, SIGKILL);
-      ::kill(p, SIGKILL);
-    }
-    int status = 0;
-    const auto deadline = Clock::now() + std::chrono::milliseconds(500);
-    for (const pid_t p : orphans) reap_until(p, status, deadline);
   }
 }
 
@@ -185,27 +112,27 @@ void close_fd(int& fd) {
 ChildRun outcome_of(Running& c, std::chrono::milliseconds timeout, Clock::time_point start) {
   ChildRun run;
   run.outcome.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  const auto state = reply_state(c.data, &run.payload);
-  if (state == Reply::complete) {
-    run.outcome.status = "ok";  // delivered: how the child ended afterwards does not matter
+  const auto state = frame_state(c.data, &run.payload);
+  if (state == Frame::complete) {
+    run.outcome.status = snapshot::ChildStatus::ok;  // delivered: how the child ended afterwards does not matter
   } else if (c.killed_at_deadline) {
-    run.outcome.status = "timeout";
+    run.outcome.status = snapshot::ChildStatus::timeout;
     run.outcome.message = "killed after " + std::to_string(timeout.count()) + " ms";
   } else if (c.reaped && WIFSIGNALED(c.status)) {
-    run.outcome.status = "crashed";
+    run.outcome.status = snapshot::ChildStatus::crashed;
     run.outcome.signal = WTERMSIG(c.status);
     run.outcome.message = std::string("killed by signal ") + std::to_string(WTERMSIG(c.status)) + " (" +
                           ::strsignal(WTERMSIG(c.status)) + ")";
-  } else if (state == Reply::malformed || c.data.size() > k_max_reply) {
-    run.outcome.status = "bad_reply";
+  } else if (state == Frame::malformed || c.data.size() > k_max_reply) {
+    run.outcome.status = snapshot::ChildStatus::bad_reply;
     run.outcome.message =
         "the child's reply pipe carried " + std::to_string(c.data.size()) + " bytes that are not a reply";
   } else {
-    run.outcome.status = "exited";
+    run.outcome.status = snapshot::ChildStatus::exited;
     run.outcome.exit_code = WIFEXITED(c.status) ? WEXITSTATUS(c.status) : -1;
     run.outcome.message = "exited with code " + std::to_string(run.outcome.exit_code) + " before reporting";
   }
-  if (!run.payload.empty() && run.outcome.status != "ok") run.payload.clear();
+  if (!run.payload.empty() && run.outcome.status != snapshot::ChildStatus::ok) run.payload.clear();
   return run;
 }
 
@@ -236,6 +163,122 @@ struct ChildSet::State {
   char* slot(std::size_t i) const { return slots ? static_cast<char*>(slots) + i * k_call_slot : nullptr; }
 };
 
+namespace {
+
+// In the child, after fork: the sandbox, then fn, then its reply. Never returns.
+[[noreturn]] void run_child(const ChildFn& fn, int reply_fd, pid_t parent, pid_t parent_group,
+                            const std::vector<int>& keep_fds, char* call_slot) {
+  g_probe_child = 1;
+  const int entered = enter_child_sandbox(parent, parent_group, reply_fd, keep_fds);
+  if (entered == -1) ::_exit(127);
+  if (entered == -2) {
+    // Fail closed: no vendor code runs outside the sandbox.
+    write_all(reply_fd, framed(load_error_reply("the probe sandbox could not be set up (seccomp)")));
+    ::_exit(0);
+  }
+  g_call_slot = call_slot;
+  std::string payload;
+  try {
+    payload = fn();
+  } catch (const std::exception& e) {
+    payload = child_error_reply(e.what());
+  }
+  write_all(reply_fd, framed(payload));
+  ::_exit(0);  // no atexit handlers or static destructors of the vendor library
+}
+
+// Reads what the children whose pipes poll() found ready have sent.
+void read_ready(std::vector<Running>& kids, const std::vector<pollfd>& polls, const std::vector<std::size_t>& owners) {
+  for (std::size_t k = 0; k < polls.size(); ++k) {
+    if (!(polls[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    auto& c = kids[owners[k]];
+    char buf[65536];
+    const auto got = ::read(c.fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      close_fd(c.fd);
+      continue;
+    }
+    c.data.append(buf, static_cast<std::size_t>(got));
+    if (c.data.size() > k_max_reply || frame_state(c.data, nullptr) == Frame::malformed) close_fd(c.fd);
+  }
+}
+
+enum class Round { again, done, deadline };
+
+// One round of reaping, polling and reading.
+Round read_round(std::vector<Running>& kids, Clock::time_point deadline) {
+  bool pending = false, waiting_exit = false;
+  std::vector<pollfd> polls;
+  std::vector<std::size_t> owners;
+  for (std::size_t i = 0; i < kids.size(); ++i) {
+    auto& c = kids[i];
+    if (c.pid < 0) continue;
+    if (!c.reaped) reap_if_exited(c);
+    if (c.fd >= 0) {
+      polls.push_back({c.fd, POLLIN, 0});
+      owners.push_back(i);
+    }
+    if (!c.reaped) {
+      pending = true;
+      if (c.fd < 0) waiting_exit = true;
+    }
+  }
+  // A reaped child's pipe may still hold its reply: read what is there before leaving.
+  if (!pending && polls.empty()) return Round::done;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  // Past the deadline, what is already in the pipes still counts (wait() can come late,
+  // after other probes): one last pass reads it without waiting.
+  const bool last_pass = left.count() <= 0;
+  int wait_ms = last_pass ? 0 : static_cast<int>(std::min<long>(left.count(), 1000));
+  if (waiting_exit || !pending) wait_ms = std::min(wait_ms, 5);
+  const int n = ::poll(polls.data(), polls.size(), wait_ms);
+  if (n < 0 && errno == EINTR && !last_pass) return Round::again;
+  if (last_pass && n <= 0) return Round::deadline;
+  if (n > 0) read_ready(kids, polls, owners);
+  // A reaped child whose pipe went quiet has said all it will: stop waiting for EOF
+  // (a helper it started may hold the pipe open).
+  for (auto& c : kids)
+    if (c.reaped && c.fd >= 0 && frame_state(c.data, nullptr) == Frame::complete) close_fd(c.fd);
+  if (!pending)
+    for (auto& c : kids)
+      if (c.fd >= 0) {
+        pollfd p{c.fd, POLLIN, 0};
+        if (::poll(&p, 1, 0) == 0) close_fd(c.fd);
+      }
+  return Round::again;
+}
+
+// Whatever is left dies now, with its process group (the groups of those already reaped
+// died with them: their pids may belong to someone else by now).
+void kill_the_rest(std::vector<Running>& kids, bool timed_out) {
+  for (auto& c : kids) {
+    if (c.pid < 0 || c.reaped) continue;
+    c.killed_at_deadline = timed_out;
+    ::kill(-c.pid, SIGKILL);
+    ::kill(c.pid, SIGKILL);
+  }
+  const auto reap_deadline = Clock::now() + std::chrono::seconds(1);
+  for (auto& c : kids)
+    if (c.pid >= 0 && !c.reaped) c.reaped = reap_until(c.pid, c.status, reap_deadline);
+  for (auto& c : kids) {
+    close_fd(c.fd);
+    if (c.reaped) g_live.erase(std::remove(g_live.begin(), g_live.end(), c.pid), g_live.end());
+  }
+}
+
+// After an interrupt: every other probe child still running goes too, before the orphans
+// are collected.
+void kill_every_live_child() {
+  for (const pid_t p : g_live) {
+    ::kill(-p, SIGKILL);
+    ::kill(p, SIGKILL);
+  }
+  g_live.clear();
+}
+
+}  // namespace
+
 ChildSet::ChildSet(const std::vector<ChildFn>& fns, std::chrono::milliseconds timeout, const std::vector<int>& keep_fds)
     : m(std::make_unique<State>()) {
   install_once();
@@ -263,28 +306,7 @@ ChildSet::ChildSet(const std::vector<ChildFn>& fns, std::chrono::milliseconds ti
       ::close(fds[1]);
       continue;
     }
-    if (pid == 0) {
-      g_probe_child = 1;
-      int reply = fds[1];
-      const int entered = enter_child_sandbox(parent, parent_group, reply, keep_fds);
-      if (entered == -1) ::_exit(127);
-      if (entered == -2) {
-        // Fail closed: no vendor code runs outside the sandbox.
-        const std::string refusal = R"j({"load_error":"the probe sandbox could not be set up (seccomp)"})j";
-        write_all(reply, std::to_string(refusal.size()) + "\n" + refusal);
-        ::_exit(0);
-      }
-      g_call_slot = m->slot(i);
-      std::string payload;
-      try {
-        payload = fns[i]();
-      } catch (const std::exception& e) {
-        payload = nlohmann::json{{"child_exception", e.what()}}.dump(-1, ' ', false,
-                                                                     nlohmann::json::error_handler_t::replace);
-      }
-      write_all(reply, std::to_string(payload.size()) + "\n" + payload);
-      ::_exit(0);  // no atexit handlers or static destructors of the vendor library
-    }
+    if (pid == 0) run_child(fns[i], fds[1], parent, parent_group, keep_fds, m->slot(i));
     ::close(fds[1]);
     m->kids[i].pid = pid;
     m->kids[i].fd = fds[0];
@@ -299,8 +321,6 @@ ChildSet::~ChildSet() {
 std::vector<ChildRun> ChildSet::wait() {
   m->waited = true;
   auto& kids = m->kids;
-  const auto deadline = m->deadline;
-  std::vector<ChildRun> runs(kids.size());
   bool timed_out = false;
   int interrupted = 0;
   for (;;) {
@@ -308,101 +328,30 @@ std::vector<ChildRun> ChildSet::wait() {
       interrupted = g_interrupt;
       break;
     }
-    bool pending = false, waiting_exit = false;
-    std::vector<pollfd> polls;
-    std::vector<std::size_t> owners;
-    for (std::size_t i = 0; i < kids.size(); ++i) {
-      auto& c = kids[i];
-      if (c.pid < 0) continue;
-      if (!c.reaped) reap_if_exited(c);
-      if (c.fd >= 0) {
-        polls.push_back({c.fd, POLLIN, 0});
-        owners.push_back(i);
-      }
-      if (!c.reaped) {
-        pending = true;
-        if (c.fd < 0) waiting_exit = true;
-      }
-    }
-    // A reaped child's pipe may still hold its reply: read what is there before leaving.
-    if (!pending && polls.empty()) break;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    // Past the deadline, what is already in the pipes still counts (wait() can come late,
-    // after other probes): one last pass reads it without waiting.
-    const bool last_pass = left.count() <= 0;
-    int wait_ms = last_pass ? 0 : static_cast<int>(std::min<long>(left.count(), 1000));
-    if (waiting_exit || !pending) wait_ms = std::min(wait_ms, 5);
-    const int n = ::poll(polls.data(), polls.size(), wait_ms);
-    if (n < 0 && errno == EINTR && !last_pass) continue;
-    if (last_pass && n <= 0) {
-      timed_out = true;
-      break;
-    }
-    for (std::size_t k = 0; n > 0 && k < polls.size(); ++k) {
-      if (!(polls[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      auto& c = kids[owners[k]];
-      char buf[65536];
-      const auto got = ::read(c.fd, buf, sizeof buf);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        close_fd(c.fd);
-        continue;
-      }
-      c.data.append(buf, static_cast<std::size_t>(got));
-      if (c.data.size() > k_max_reply || reply_state(c.data, nullptr) == Reply::malformed) close_fd(c.fd);
-    }
-    // A reaped child whose pipe went quiet has said all it will: stop waiting for EOF
-    // (a helper it started may hold the pipe open).
-    for (auto& c : kids)
-      if (c.reaped && c.fd >= 0 && reply_state(c.data, nullptr) == Reply::complete) close_fd(c.fd);
-    if (!pending)
-      for (auto& c : kids)
-        if (c.fd >= 0) {
-          pollfd p{c.fd, POLLIN, 0};
-          if (::poll(&p, 1, 0) == 0) close_fd(c.fd);
-        }
+    const auto round = read_round(kids, m->deadline);
+    if (round == Round::again) continue;
+    timed_out = round == Round::deadline;
+    break;
   }
-
-  // Whatever is left dies now, with its process group (the groups of those already reaped
-  // died with them: their pids may belong to someone else by now); then the orphans.
-  for (auto& c : kids) {
-    if (c.pid < 0 || c.reaped) continue;
-    c.killed_at_deadline = timed_out;
-    ::kill(-c.pid, SIGKILL);
-    ::kill(c.pid, SIGKILL);
-  }
-  const auto reap_deadline = Clock::now() + std::chrono::seconds(1);
-  for (auto& c : kids)
-    if (c.pid >= 0 && !c.reaped) c.reaped = reap_until(c.pid, c.status, reap_deadline);
-  for (auto& c : kids) {
-    close_fd(c.fd);
-    if (c.reaped) g_live.erase(std::remove(g_live.begin(), g_live.end(), c.pid), g_live.end());
-  }
+  kill_the_rest(kids, timed_out);
   if (!interrupted) interrupted = g_interrupt;  // a Ctrl-C during the clean-up counts too
-  if (interrupted) {
-    // Every other probe child still running goes too, before the orphans are collected.
-    for (const pid_t p : g_live) {
-      ::kill(-p, SIGKILL);
-      ::kill(p, SIGKILL);
-    }
-    g_live.clear();
-  }
-  kill_orphans();
+  if (interrupted) kill_every_live_child();
+  kill_orphans(g_live);
   --g_in_flight;
   if (interrupted) {
     // cudoctor dies of the signal it was sent, now that nothing of it is left running.
     ::signal(interrupted, SIG_DFL);
     ::raise(interrupted);
   }
-
+  std::vector<ChildRun> runs(kids.size());
   for (std::size_t i = 0; i < kids.size(); ++i) {
     if (!m->start_errors[i].empty()) {
-      runs[i].outcome.status = "failed_to_start";
+      runs[i].outcome.status = snapshot::ChildStatus::failed_to_start;
       runs[i].outcome.message = m->start_errors[i];
       continue;
     }
     runs[i] = outcome_of(kids[i], m->timeout, m->start);
-    if (m->slots && runs[i].outcome.status != "ok")
+    if (m->slots && runs[i].outcome.status != snapshot::ChildStatus::ok)
       runs[i].outcome.last_call.assign(m->slot(i), ::strnlen(m->slot(i), k_call_slot));
     if (!kids[i].reaped) runs[i].outcome.message += " (the process could not be killed: it is stuck in the kernel)";
   }

@@ -6,19 +6,20 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 namespace cudoctor::runtime {
 
 TEST(Child, DeliversThePayload) {
   const auto r = run_in_child([] { return std::string("{\"x\":1}"); }, std::chrono::seconds(5));
-  EXPECT_EQ(r.outcome.status, "ok");
+  EXPECT_EQ(r.outcome.status, snapshot::ChildStatus::ok);
   EXPECT_EQ(r.payload, "{\"x\":1}");
 }
 
 TEST(Child, LargePayloadArrivesWhole) {
   const auto r = run_in_child([] { return std::string(5 << 20, 'a'); }, std::chrono::seconds(20));
-  EXPECT_EQ(r.outcome.status, "ok");
+  EXPECT_EQ(r.outcome.status, snapshot::ChildStatus::ok);
   EXPECT_EQ(r.payload.size(), 5u << 20);
 }
 
@@ -29,7 +30,7 @@ TEST(Child, CrashBecomesAnOutcome) {
         return "";
       },
       std::chrono::seconds(5));
-  EXPECT_EQ(r.outcome.status, "crashed");
+  EXPECT_EQ(r.outcome.status, snapshot::ChildStatus::crashed);
   EXPECT_EQ(r.outcome.signal, SIGSEGV);
 }
 
@@ -40,13 +41,13 @@ TEST(Child, HangIsKilledAtTheDeadline) {
         for (;;) ::pause();
       },
       std::chrono::milliseconds(300));
-  EXPECT_EQ(r.outcome.status, "timeout");
+  EXPECT_EQ(r.outcome.status, snapshot::ChildStatus::timeout);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
 }
 
 TEST(Child, ExitBeforeReportingIsNotSuccess) {
   const auto r = run_in_child([]() -> std::string { std::exit(3); }, std::chrono::seconds(5));
-  EXPECT_EQ(r.outcome.status, "exited");
+  EXPECT_EQ(r.outcome.status, snapshot::ChildStatus::exited);
   EXPECT_EQ(r.outcome.exit_code, 3);
 }
 
@@ -70,7 +71,7 @@ TEST(Child, ALibraryThatClosesItsDescriptorsAndBlocksEndsAtTheDeadline) {
         for (;;) ::pause();
       },
       std::chrono::milliseconds(300));
-  EXPECT_EQ(r.outcome.status, "timeout");
+  EXPECT_EQ(r.outcome.status, snapshot::ChildStatus::timeout);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
@@ -85,7 +86,7 @@ TEST(Child, AHelperHoldingThePipeDoesNotTurnAReplyIntoAHang) {
         return std::string("{\"x\":2}");
       },
       std::chrono::seconds(5));
-  EXPECT_EQ(r.outcome.status, "ok");
+  EXPECT_EQ(r.outcome.status, snapshot::ChildStatus::ok);
   EXPECT_EQ(r.payload, "{\"x\":2}");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
@@ -98,7 +99,7 @@ TEST(Child, BytesBesideTheReplyMakeItABadReply) {
         return std::string("{}");
       },
       std::chrono::seconds(5));
-  EXPECT_EQ(r.outcome.status, "bad_reply") << r.outcome.message;
+  EXPECT_EQ(r.outcome.status, snapshot::ChildStatus::bad_reply) << r.outcome.message;
 }
 
 TEST(Child, TheChildCannotRunAProgramNorSignalItsParent) {
@@ -114,7 +115,7 @@ TEST(Child, TheChildCannotRunAProgramNorSignalItsParent) {
                std::to_string(all_rc);
       },
       std::chrono::seconds(5));
-  ASSERT_EQ(r.outcome.status, "ok");
+  ASSERT_EQ(r.outcome.status, snapshot::ChildStatus::ok);
   EXPECT_EQ(r.payload, std::to_string(EPERM) + " -1 " + std::to_string(EPERM) + " -1");
 }
 
@@ -125,8 +126,36 @@ TEST(Child, TheCallAChildWasInIsKnownWhenItDies) {
         for (;;) ::pause();
       },
       std::chrono::milliseconds(300));
-  EXPECT_EQ(r.outcome.status, "timeout");
+  EXPECT_EQ(r.outcome.status, snapshot::ChildStatus::timeout);
   EXPECT_EQ(r.outcome.last_call, "cuInit");
+}
+
+TEST(Child, AChildThatThrowsReportsChildErrorNotDefaultFacts) {
+  const auto run = run_in_child([]() -> std::string { throw std::runtime_error("no memory for the matrices"); },
+                                std::chrono::seconds(5));
+  EXPECT_EQ(run.outcome.status, snapshot::ChildStatus::ok);  // it did deliver: the error reply
+  const auto facts = parse_reply<snapshot::NvmlFacts>(run);
+  EXPECT_EQ(facts.outcome.status, snapshot::ChildStatus::child_error);
+  EXPECT_EQ(facts.outcome.message, "no memory for the matrices");
+  EXPECT_EQ(nlohmann::json(facts.outcome)["status"], "child_error");
+  EXPECT_EQ(facts.init_code, -1);  // no fact is claimed
+}
+
+TEST(Child, RepliesParseIntoTheirStatus) {
+  ChildRun run;
+  run.outcome.status = snapshot::ChildStatus::ok;
+  run.payload = load_error_reply("libcuda.so.1: cannot open shared object file");
+  auto facts = parse_reply<snapshot::DriverApiFacts>(run);
+  EXPECT_EQ(facts.outcome.status, snapshot::ChildStatus::load_failed);
+  EXPECT_EQ(facts.outcome.message, "libcuda.so.1: cannot open shared object file");
+  run.payload = "{not json";
+  EXPECT_EQ(parse_reply<snapshot::DriverApiFacts>(run).outcome.status, snapshot::ChildStatus::bad_reply);
+  run.payload = reply({{"driver_version", 12040}});
+  facts = parse_reply<snapshot::DriverApiFacts>(run);
+  EXPECT_EQ(facts.outcome.status, snapshot::ChildStatus::ok);
+  EXPECT_EQ(facts.driver_version, 12040);
+  run.outcome.status = snapshot::ChildStatus::timeout;  // a reply is read only from a child that delivered
+  EXPECT_EQ(parse_reply<snapshot::DriverApiFacts>(run).driver_version, 0);
 }
 
 TEST(Child, ChildrenRunAtOnceUnderOneDeadline) {
@@ -142,9 +171,9 @@ TEST(Child, ChildrenRunAtOnceUnderOneDeadline) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));
   ASSERT_EQ(runs.size(), 4u);
   EXPECT_EQ(runs[0].payload, "0");
-  EXPECT_EQ(runs[1].outcome.status, "timeout");
+  EXPECT_EQ(runs[1].outcome.status, snapshot::ChildStatus::timeout);
   EXPECT_EQ(runs[2].payload, "2");
-  EXPECT_EQ(runs[3].outcome.status, "timeout");
+  EXPECT_EQ(runs[3].outcome.status, snapshot::ChildStatus::timeout);
 }
 
 }  // namespace cudoctor::runtime

@@ -1,9 +1,10 @@
-#include <dlfcn.h>
-
-#include <cstdio>
+#include <array>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
+#include "cudoctor/runtime/bus_id.hpp"
 #include "cudoctor/runtime/child.hpp"
+#include "cudoctor/runtime/library_linux.hpp"
 #include "cudoctor/runtime/nvml_child.hpp"
 #include "cudoctor/snapshot/snapshot_json.hpp"
 
@@ -28,14 +29,59 @@ constexpr int k_nvml_temperature_gpu = 0;
 constexpr int k_nvml_clock_graphics = 0;
 constexpr int k_nvml_clock_sm = 1;
 constexpr int k_nvml_clock_mem = 2;
+constexpr unsigned k_max_devices = 64;
 
+// Names from nvml.h's nvmlReturn_t 0..29, in order (the kb holds their meanings and causes;
+// a test checks the two agree).
+constexpr std::array<std::string_view, 30> k_return_names = {
+    "NVML_SUCCESS",
+    "NVML_ERROR_UNINITIALIZED",
+    "NVML_ERROR_INVALID_ARGUMENT",
+    "NVML_ERROR_NOT_SUPPORTED",
+    "NVML_ERROR_NO_PERMISSION",
+    "NVML_ERROR_ALREADY_INITIALIZED",
+    "NVML_ERROR_NOT_FOUND",
+    "NVML_ERROR_INSUFFICIENT_SIZE",
+    "NVML_ERROR_INSUFFICIENT_POWER",
+    "NVML_ERROR_DRIVER_NOT_LOADED",
+    "NVML_ERROR_TIMEOUT",
+    "NVML_ERROR_IRQ_ISSUE",
+    "NVML_ERROR_LIBRARY_NOT_FOUND",
+    "NVML_ERROR_FUNCTION_NOT_FOUND",
+    "NVML_ERROR_CORRUPTED_INFOROM",
+    "NVML_ERROR_GPU_IS_LOST",
+    "NVML_ERROR_RESET_REQUIRED",
+    "NVML_ERROR_OPERATING_SYSTEM",
+    "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+    "NVML_ERROR_IN_USE",
+    "NVML_ERROR_MEMORY",
+    "NVML_ERROR_NO_DATA",
+    "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED",
+    "NVML_ERROR_INSUFFICIENT_RESOURCES",
+    "NVML_ERROR_FREQ_NOT_SUPPORTED",
+    "NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
+    "NVML_ERROR_DEPRECATED",
+    "NVML_ERROR_NOT_READY",
+    "NVML_ERROR_GPU_NOT_FOUND",
+    "NVML_ERROR_INVALID_STATE",
+};
+constexpr int k_nvml_error_unknown = 999;
+
+// The opened libnvidia-ml; each entry point is named as the last call right before it is
+// looked up and called.
 class Nvml {
  public:
-  explicit Nvml(void* lib) : m_lib(lib) {}
+  explicit Nvml(const Library& lib) : m_lib(lib) {}
   template <typename Fn>
   Fn get(const char* name) const {
-    note_call(name);  // each entry point is looked up right before it is called
-    return reinterpret_cast<Fn>(::dlsym(m_lib, name));
+    note_call(name);
+    return m_lib.sym<Fn>(name);
+  }
+  // The first of the names the library has (a _v2 before the original).
+  template <typename Fn>
+  Fn get_any(const char* name, const char* fallback) const {
+    auto f = get<Fn>(name);
+    return f ? f : get<Fn>(fallback);
   }
   std::string error_string(nvmlReturn_t rc) const {
     using F = const char* (*)(nvmlReturn_t);
@@ -44,238 +90,177 @@ class Nvml {
   }
 
  private:
-  void* m_lib;
+  const Library& m_lib;
 };
 
-// NVML writes "00000000:01:00.0"; sysfs writes "0000:01:00.0".
-std::string sysfs_bus_id(const char* nvml_id) {
-  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
-  if (std::sscanf(nvml_id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4) return nvml_id;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain & 0xffff, bus, dev, fn);
-  return buf;
+// The queries of one device into its JSON object d. A failing query is recorded by name in
+// errors; its field keeps its "unknown" value (absent from d).
+class DeviceQuery {
+ public:
+  DeviceQuery(const Nvml& nvml, nvmlDevice_t dev, nlohmann::json& d) : m_nvml(nvml), m_dev(dev), m_d(d) {}
+
+  // Calls the entry point fn, when present, as invoke(f, dev); true when it succeeded.
+  template <typename Fn, typename Invoke>
+  bool query(const char* fn, Invoke&& invoke) {
+    auto f = m_nvml.get<Fn>(fn);
+    if (!f) return false;
+    const nvmlReturn_t rc = invoke(f, m_dev);
+    if (rc != 0) errors.push_back(std::string(fn) + ": " + m_nvml.error_string(rc));
+    return rc == 0;
+  }
+  void str_field(const char* fn, const char* key) {
+    char buf[256] = {};
+    if (query<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned)>(
+            fn, [&](auto f, auto dev) { return f(dev, buf, sizeof buf); }))
+      m_d[key] = std::string(buf);
+  }
+  void uint_field(const char* fn, const char* key, unsigned divisor = 1) {
+    unsigned v = 0;
+    if (query<nvmlReturn_t (*)(nvmlDevice_t, unsigned*)>(fn, [&](auto f, auto dev) { return f(dev, &v); }))
+      m_d[key] = static_cast<int>(v / divisor);
+  }
+  void clock_field(const char* fn, int type, const char* key) {
+    unsigned v = 0;
+    if (query<nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*)>(fn, [&](auto f, auto dev) { return f(dev, type, &v); }))
+      m_d[key] = static_cast<int>(v);
+  }
+  nlohmann::json& d() { return m_d; }
+  const Nvml& nvml() const { return m_nvml; }
+  nvmlDevice_t device() const { return m_dev; }
+
+  nlohmann::json errors = nlohmann::json::array();
+
+ private:
+  const Nvml& m_nvml;
+  nvmlDevice_t m_dev;
+  nlohmann::json& m_d;
+};
+
+// Name, UUID, bus id and memory.
+void query_identity(DeviceQuery& q) {
+  q.str_field("nvmlDeviceGetName", "name");
+  q.str_field("nvmlDeviceGetUUID", "uuid");
+  nvmlPciInfo_t pci{};
+  if (q.query<nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*)>("nvmlDeviceGetPciInfo_v3",
+                                                              [&](auto f, auto dev) { return f(dev, &pci); })) {
+    pci.busId[sizeof pci.busId - 1] = 0;
+    q.d()["pci_bus_id"] = sysfs_bus_id(pci.busId);
+  }
+  nvmlMemory_t m{};
+  if (q.query<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*)>("nvmlDeviceGetMemoryInfo",
+                                                             [&](auto f, auto dev) { return f(dev, &m); })) {
+    q.d()["memory_total_bytes"] = m.total;
+    q.d()["memory_used_bytes"] = m.used;
+  }
+}
+
+// Temperature, utilisation, power and clocks: what the device does now.
+void query_state(DeviceQuery& q) {
+  q.clock_field("nvmlDeviceGetTemperature", k_nvml_temperature_gpu, "temperature_c");
+  nvmlUtilization_t u{};
+  if (q.query<nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*)>("nvmlDeviceGetUtilizationRates",
+                                                                  [&](auto f, auto dev) { return f(dev, &u); })) {
+    q.d()["utilization_gpu_pct"] = u.gpu;
+    q.d()["utilization_memory_pct"] = u.memory;
+  }
+  q.uint_field("nvmlDeviceGetPowerManagementLimit", "power_limit_w", 1000);  // milliwatts
+  q.uint_field("nvmlDeviceGetPowerUsage", "power_draw_w", 1000);
+  q.clock_field("nvmlDeviceGetClockInfo", k_nvml_clock_graphics, "clock_graphics_mhz");
+  q.clock_field("nvmlDeviceGetClockInfo", k_nvml_clock_sm, "clock_sm_mhz");
+  q.clock_field("nvmlDeviceGetClockInfo", k_nvml_clock_mem, "clock_memory_mhz");
+  q.clock_field("nvmlDeviceGetMaxClockInfo", k_nvml_clock_graphics, "max_clock_graphics_mhz");
+  q.clock_field("nvmlDeviceGetMaxClockInfo", k_nvml_clock_mem, "max_clock_memory_mhz");
+}
+
+// PCIe link, persistence and MIG modes, compute capability.
+void query_links_and_modes(DeviceQuery& q) {
+  q.uint_field("nvmlDeviceGetCurrPcieLinkGeneration", "pcie_gen_current");
+  q.uint_field("nvmlDeviceGetMaxPcieLinkGeneration", "pcie_gen_max");
+  q.uint_field("nvmlDeviceGetCurrPcieLinkWidth", "pcie_width_current");
+  q.uint_field("nvmlDeviceGetMaxPcieLinkWidth", "pcie_width_max");
+  int mode = 0;
+  if (q.query<nvmlReturn_t (*)(nvmlDevice_t, int*)>("nvmlDeviceGetPersistenceMode",
+                                                    [&](auto f, auto dev) { return f(dev, &mode); }))
+    q.d()["persistence_mode"] = mode == 1 ? "enabled" : "disabled";
+  if (auto f = q.nvml().get<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*)>("nvmlDeviceGetMigMode")) {
+    unsigned current = 0, pending = 0;
+    // Not Supported on GPUs without MIG is the normal answer, not an error worth listing.
+    if (f(q.device(), &current, &pending) == 0) q.d()["mig_mode"] = current == 1 ? "enabled" : "disabled";
+  }
+  int major = 0, minor = 0;
+  if (q.query<nvmlReturn_t (*)(nvmlDevice_t, int*, int*)>("nvmlDeviceGetCudaComputeCapability",
+                                                          [&](auto f, auto dev) { return f(dev, &major, &minor); }))
+    q.d()["compute_capability"] = std::to_string(major) + "." + std::to_string(minor);
 }
 
 nlohmann::json query_device(const Nvml& nvml, unsigned index) {
   nlohmann::json d;
   d["index"] = index;
-  nlohmann::json errors = nlohmann::json::array();
-  void* dev = nullptr;
   using GetHandle = nvmlReturn_t (*)(unsigned, nvmlDevice_t*);
-  auto get_handle = nvml.get<GetHandle>("nvmlDeviceGetHandleByIndex_v2");
-  if (!get_handle) get_handle = nvml.get<GetHandle>("nvmlDeviceGetHandleByIndex");
+  auto get_handle = nvml.get_any<GetHandle>("nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");
+  void* dev = nullptr;
   if (!get_handle) {
-    errors.push_back("nvmlDeviceGetHandleByIndex: missing from the library");
-    d["errors"] = errors;
+    d["errors"] = nlohmann::json::array({"nvmlDeviceGetHandleByIndex: missing from the library"});
     return d;
   }
   if (const auto rc = get_handle(index, &dev); rc != 0) {
-    errors.push_back("nvmlDeviceGetHandleByIndex: " + nvml.error_string(rc));
-    d["errors"] = errors;
+    d["errors"] = nlohmann::json::array({"nvmlDeviceGetHandleByIndex: " + nvml.error_string(rc)});
     return d;
   }
-  // Calls one NVML query; a failure is recorded by name, the field keeps its "unknown" value.
-  const auto call = [&](const char* name, auto&& invoke) {
-    const nvmlReturn_t rc = invoke();
-    if (rc != 0) errors.push_back(std::string(name) + ": " + nvml.error_string(rc));
-    return rc == 0;
-  };
-  using StrFn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned);
-  using UintFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned*);
-  using ClockFn = nvmlReturn_t (*)(nvmlDevice_t, int, unsigned*);
-  const auto str_field = [&](const char* fn, const char* key) {
-    if (auto f = nvml.get<StrFn>(fn)) {
-      char buf[256] = {};
-      if (call(fn, [&] { return f(dev, buf, sizeof buf); })) d[key] = std::string(buf);
-    }
-  };
-  const auto uint_field = [&](const char* fn, const char* key, unsigned divisor = 1) {
-    if (auto f = nvml.get<UintFn>(fn)) {
-      unsigned v = 0;
-      if (call(fn, [&] { return f(dev, &v); })) d[key] = static_cast<int>(v / divisor);
-    }
-  };
-  const auto clock_field = [&](const char* fn, int type, const char* key) {
-    if (auto f = nvml.get<ClockFn>(fn)) {
-      unsigned v = 0;
-      if (call(fn, [&] { return f(dev, type, &v); })) d[key] = static_cast<int>(v);
-    }
-  };
-  str_field("nvmlDeviceGetName", "name");
-  str_field("nvmlDeviceGetUUID", "uuid");
-  if (auto f = nvml.get<nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*)>("nvmlDeviceGetPciInfo_v3")) {
-    nvmlPciInfo_t pci{};
-    if (call("nvmlDeviceGetPciInfo_v3", [&] { return f(dev, &pci); })) {
-      pci.busId[sizeof pci.busId - 1] = 0;
-      d["pci_bus_id"] = sysfs_bus_id(pci.busId);
-    }
-  }
-  if (auto f = nvml.get<nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*)>("nvmlDeviceGetMemoryInfo")) {
-    nvmlMemory_t m{};
-    if (call("nvmlDeviceGetMemoryInfo", [&] { return f(dev, &m); })) {
-      d["memory_total_bytes"] = m.total;
-      d["memory_used_bytes"] = m.used;
-    }
-  }
-  clock_field("nvmlDeviceGetTemperature", k_nvml_temperature_gpu, "temperature_c");
-  if (auto f = nvml.get<nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*)>("nvmlDeviceGetUtilizationRates")) {
-    nvmlUtilization_t u{};
-    if (call("nvmlDeviceGetUtilizationRates", [&] { return f(dev, &u); })) {
-      d["utilization_gpu_pct"] = u.gpu;
-      d["utilization_memory_pct"] = u.memory;
-    }
-  }
-  uint_field("nvmlDeviceGetPowerManagementLimit", "power_limit_w", 1000);  // milliwatts
-  uint_field("nvmlDeviceGetPowerUsage", "power_draw_w", 1000);
-  clock_field("nvmlDeviceGetClockInfo", k_nvml_clock_graphics, "clock_graphics_mhz");
-  clock_field("nvmlDeviceGetClockInfo", k_nvml_clock_sm, "clock_sm_mhz");
-  clock_field("nvmlDeviceGetClockInfo", k_nvml_clock_mem, "clock_memory_mhz");
-  clock_field("nvmlDeviceGetMaxClockInfo", k_nvml_clock_graphics, "max_clock_graphics_mhz");
-  clock_field("nvmlDeviceGetMaxClockInfo", k_nvml_clock_mem, "max_clock_memory_mhz");
-  uint_field("nvmlDeviceGetCurrPcieLinkGeneration", "pcie_gen_current");
-  uint_field("nvmlDeviceGetMaxPcieLinkGeneration", "pcie_gen_max");
-  uint_field("nvmlDeviceGetCurrPcieLinkWidth", "pcie_width_current");
-  uint_field("nvmlDeviceGetMaxPcieLinkWidth", "pcie_width_max");
-  if (auto f = nvml.get<nvmlReturn_t (*)(nvmlDevice_t, int*)>("nvmlDeviceGetPersistenceMode")) {
-    int mode = 0;
-    if (call("nvmlDeviceGetPersistenceMode", [&] { return f(dev, &mode); }))
-      d["persistence_mode"] = mode == 1 ? "enabled" : "disabled";
-  }
-  if (auto f = nvml.get<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*)>("nvmlDeviceGetMigMode")) {
-    unsigned current = 0, pending = 0;
-    // Not Supported on GPUs without MIG is the normal answer, not an error worth listing.
-    if (f(dev, &current, &pending) == 0) d["mig_mode"] = current == 1 ? "enabled" : "disabled";
-  }
-  if (auto f = nvml.get<nvmlReturn_t (*)(nvmlDevice_t, int*, int*)>("nvmlDeviceGetCudaComputeCapability")) {
-    int major = 0, minor = 0;
-    if (call("nvmlDeviceGetCudaComputeCapability", [&] { return f(dev, &major, &minor); }))
-      d["compute_capability"] = std::to_string(major) + "." + std::to_string(minor);
-  }
-  d["errors"] = errors;
+  DeviceQuery q(nvml, dev, d);
+  query_identity(q);
+  query_state(q);
+  query_links_and_modes(q);
+  d["errors"] = q.errors;
   return d;
 }
 
-const char* nvml_return_name(int rc);
-
-}  // namespace
-
-std::string query_nvml(const std::string& host_library_path) {
-  nlohmann::json out;
-  note_call("dlopen (the library's constructors)");
-  void* lib = ::dlopen(host_library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char* e = ::dlerror();
-    out["load_error"] = e ? e : "unknown dlopen error";
-    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
-  const Nvml nvml(lib);
-  using InitFn = nvmlReturn_t (*)();
-  auto init = nvml.get<InitFn>("nvmlInit_v2");
-  if (!init) init = nvml.get<InitFn>("nvmlInit");
-  if (!init) {
-    out["load_error"] = "no nvmlInit in " + host_library_path;
-    return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
-  const nvmlReturn_t rc = init();
-  out["init_code"] = rc;
-  out["init_error_name"] = nvml_return_name(rc);
-  out["init_error_string"] = nvml.error_string(rc);
-  if (rc != 0) return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-
+// Driver and CUDA versions, then every device; after a successful nvmlInit.
+void query_system(const Nvml& nvml, nlohmann::json& out) {
   if (auto f = nvml.get<nvmlReturn_t (*)(char*, unsigned)>("nvmlSystemGetDriverVersion")) {
     char buf[96] = {};
     if (f(buf, sizeof buf) == 0) out["driver_version"] = std::string(buf);
   }
   using CudaVersionFn = nvmlReturn_t (*)(int*);
-  auto cuda_version = nvml.get<CudaVersionFn>("nvmlSystemGetCudaDriverVersion_v2");
-  if (!cuda_version) cuda_version = nvml.get<CudaVersionFn>("nvmlSystemGetCudaDriverVersion");
-  if (cuda_version) {
+  if (auto cuda_version =
+          nvml.get_any<CudaVersionFn>("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion")) {
     int v = 0;
     if (cuda_version(&v) == 0) out["cuda_driver_version"] = v;
   }
   using CountFn = nvmlReturn_t (*)(unsigned*);
-  auto count = nvml.get<CountFn>("nvmlDeviceGetCount_v2");
-  if (!count) count = nvml.get<CountFn>("nvmlDeviceGetCount");
+  auto count = nvml.get_any<CountFn>("nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
   nlohmann::json gpus = nlohmann::json::array();
   unsigned n = 0;
   if (count && count(&n) == 0)
-    for (unsigned i = 0; i < n && i < 64; ++i) gpus.push_back(query_device(nvml, i));
+    for (unsigned i = 0; i < n && i < k_max_devices; ++i) gpus.push_back(query_device(nvml, i));
   out["gpus"] = gpus;
-  if (auto shutdown = nvml.get<nvmlReturn_t (*)()>("nvmlShutdown")) shutdown();
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-namespace {
-// Names from nvml.h's nvmlReturn_t; the kb holds their meanings and causes.
-const char* nvml_return_name(int rc) {
-  switch (rc) {
-    case 0:
-      return "NVML_SUCCESS";
-    case 1:
-      return "NVML_ERROR_UNINITIALIZED";
-    case 2:
-      return "NVML_ERROR_INVALID_ARGUMENT";
-    case 3:
-      return "NVML_ERROR_NOT_SUPPORTED";
-    case 4:
-      return "NVML_ERROR_NO_PERMISSION";
-    case 5:
-      return "NVML_ERROR_ALREADY_INITIALIZED";
-    case 6:
-      return "NVML_ERROR_NOT_FOUND";
-    case 7:
-      return "NVML_ERROR_INSUFFICIENT_SIZE";
-    case 8:
-      return "NVML_ERROR_INSUFFICIENT_POWER";
-    case 9:
-      return "NVML_ERROR_DRIVER_NOT_LOADED";
-    case 10:
-      return "NVML_ERROR_TIMEOUT";
-    case 11:
-      return "NVML_ERROR_IRQ_ISSUE";
-    case 12:
-      return "NVML_ERROR_LIBRARY_NOT_FOUND";
-    case 13:
-      return "NVML_ERROR_FUNCTION_NOT_FOUND";
-    case 14:
-      return "NVML_ERROR_CORRUPTED_INFOROM";
-    case 15:
-      return "NVML_ERROR_GPU_IS_LOST";
-    case 16:
-      return "NVML_ERROR_RESET_REQUIRED";
-    case 17:
-      return "NVML_ERROR_OPERATING_SYSTEM";
-    case 18:
-      return "NVML_ERROR_LIB_RM_VERSION_MISMATCH";
-    case 19:
-      return "NVML_ERROR_IN_USE";
-    case 20:
-      return "NVML_ERROR_MEMORY";
-    case 21:
-      return "NVML_ERROR_NO_DATA";
-    case 22:
-      return "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED";
-    case 23:
-      return "NVML_ERROR_INSUFFICIENT_RESOURCES";
-    case 24:
-      return "NVML_ERROR_FREQ_NOT_SUPPORTED";
-    case 25:
-      return "NVML_ERROR_ARGUMENT_VERSION_MISMATCH";
-    case 26:
-      return "NVML_ERROR_DEPRECATED";
-    case 27:
-      return "NVML_ERROR_NOT_READY";
-    case 28:
-      return "NVML_ERROR_GPU_NOT_FOUND";
-    case 29:
-      return "NVML_ERROR_INVALID_STATE";
-    case 999:
-      return "NVML_ERROR_UNKNOWN";
-    default:
-      return "NVML_ERROR_?";
-  }
-}
 }  // namespace
+
+std::string nvml_return_name(int rc) {
+  if (rc >= 0 && static_cast<std::size_t>(rc) < k_return_names.size())
+    return std::string(k_return_names[static_cast<std::size_t>(rc)]);
+  return rc == k_nvml_error_unknown ? "NVML_ERROR_UNKNOWN" : "NVML_ERROR_?";
+}
+
+std::string query_nvml(const std::string& host_library_path) {
+  Library lib;
+  if (!lib.open(host_library_path, RTLD_NOW | RTLD_LOCAL)) return load_error_reply(lib.error());
+  const Nvml nvml(lib);
+  using InitFn = nvmlReturn_t (*)();
+  auto init = nvml.get_any<InitFn>("nvmlInit_v2", "nvmlInit");
+  if (!init) return load_error_reply("no nvmlInit in " + host_library_path);
+  nlohmann::json out;
+  const nvmlReturn_t rc = init();
+  out["init_code"] = rc;
+  out["init_error_name"] = nvml_return_name(rc);
+  out["init_error_string"] = nvml.error_string(rc);
+  if (rc != 0) return reply(out);
+  query_system(nvml, out);
+  if (auto shutdown = nvml.get<nvmlReturn_t (*)()>("nvmlShutdown")) shutdown();
+  return reply(out);
+}
 
 snapshot::NvmlFacts probe_nvml(const std::string& host_library_path, std::chrono::milliseconds timeout) {
   return parse_reply<snapshot::NvmlFacts>(run_in_child([&] { return query_nvml(host_library_path); }, timeout));

@@ -106,9 +106,25 @@ struct DriverLibrary {
   bool operator==(const DriverLibrary&) const = default;
 };
 
+// How a probe run in a child process ended; JSON writes it as the string after each value.
+enum class ChildStatus {
+  unset,            // "": no probe of this kind was started (its layer was not examined)
+  ok,               // "ok": the child delivered its facts
+  crashed,          // "crashed": killed by a signal before it delivered
+  timeout,          // "timeout": killed at its deadline
+  exited,           // "exited": ended without delivering (a library called exit())
+  bad_reply,        // "bad_reply": it delivered something that is not a reply
+  failed_to_start,  // "failed_to_start": no pipe or no fork
+  not_run,          // "not_run": the probe decided not to start it (no library, probes off)
+  load_failed,      // "load_failed": the child could not load the library
+  child_error,      // "child_error": the child's own code threw; message holds what it said
+};
+// The JSON string of a status ("" for unset).
+std::string to_string(ChildStatus status);
+
 // How a probe run in a child process ended.
 struct ChildOutcome {
-  std::string status;     // "ok", "crashed", "timeout", "exited", "failed_to_start", "not_run"
+  ChildStatus status = ChildStatus::unset;
   int signal = 0;         // crashed: the signal
   int exit_code = 0;      // exited: the code
   double seconds = 0;     // wall time of the child

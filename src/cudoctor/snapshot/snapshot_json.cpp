@@ -68,6 +68,10 @@ CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, toolkit,
 
 #undef CUDOCTOR_JSON
 
+std::string to_string(ChildStatus status) {
+  return nlohmann::json(status).get<std::string>();
+}
+
 namespace {
 // A null value reads as the field's default: snapshots written before a field existed, or
 // by a renderer that left a layer it did not inspect as null, still load.

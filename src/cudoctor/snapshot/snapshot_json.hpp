@@ -27,6 +27,20 @@ struct adl_serializer<std::optional<T>> {
 
 namespace cudoctor::snapshot {
 
+// An unknown string reads as unset (the first pair).
+NLOHMANN_JSON_SERIALIZE_ENUM(ChildStatus, {
+                                              {ChildStatus::unset, ""},
+                                              {ChildStatus::ok, "ok"},
+                                              {ChildStatus::crashed, "crashed"},
+                                              {ChildStatus::timeout, "timeout"},
+                                              {ChildStatus::exited, "exited"},
+                                              {ChildStatus::bad_reply, "bad_reply"},
+                                              {ChildStatus::failed_to_start, "failed_to_start"},
+                                              {ChildStatus::not_run, "not_run"},
+                                              {ChildStatus::load_failed, "load_failed"},
+                                              {ChildStatus::child_error, "child_error"},
+                                          })
+
 void to_json(nlohmann::json& j, const Unreadable& v);
 void from_json(const nlohmann::json& j, Unreadable& v);
 void to_json(nlohmann::json& j, const Detected& v);

@@ -56,7 +56,7 @@ Snapshot populated() {
                          {{"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "dangling", "libnvidia-ml.so.535.104.05", ""},
                           {"/usr/lib/libnvidia-ml.so.1", "wrong_class", "", "wrong ELF class: ELFCLASS32"}}}};
   s.driver.nvml.library = "/usr/lib/libnvidia-ml.so.1";
-  s.driver.nvml.outcome = {"ok", 0, 0, 0.25, "fine"};
+  s.driver.nvml.outcome = {ChildStatus::ok, 0, 0, 0.25, "fine"};
   s.driver.nvml.init_code = 0;
   s.driver.nvml.init_error_name = "NVML_SUCCESS";
   s.driver.nvml.init_error_string = "Success";
@@ -132,6 +132,31 @@ TEST(SnapshotJson, MissingKeysReadAsDefaults) {
   ASSERT_TRUE(s) << s.error();
   EXPECT_EQ(s->host.os_id, "debian");
   EXPECT_EQ(s->driver.nvml.init_code, -1);
+}
+
+// The statuses are a JSON contract: each one's string, both ways; an unknown one reads as unset.
+TEST(SnapshotJson, ChildStatusKeepsItsStrings) {
+  const std::pair<ChildStatus, const char*> strings[] = {
+      {ChildStatus::unset, ""},
+      {ChildStatus::ok, "ok"},
+      {ChildStatus::crashed, "crashed"},
+      {ChildStatus::timeout, "timeout"},
+      {ChildStatus::exited, "exited"},
+      {ChildStatus::bad_reply, "bad_reply"},
+      {ChildStatus::failed_to_start, "failed_to_start"},
+      {ChildStatus::not_run, "not_run"},
+      {ChildStatus::load_failed, "load_failed"},
+      {ChildStatus::child_error, "child_error"},
+  };
+  for (const auto& [status, text] : strings) {
+    EXPECT_EQ(nlohmann::json(status), text);
+    EXPECT_EQ(to_string(status), text);
+    EXPECT_EQ(nlohmann::json(text).get<ChildStatus>(), status) << text;
+  }
+  EXPECT_EQ(nlohmann::json("interrupted").get<ChildStatus>(), ChildStatus::unset);
+  ChildOutcome o;
+  o.status = ChildStatus::timeout;
+  EXPECT_EQ(nlohmann::json(o)["status"], "timeout");
 }
 
 TEST(SnapshotJson, RejectsWhatIsNotASnapshot) {

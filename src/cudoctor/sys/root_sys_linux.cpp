@@ -2,7 +2,6 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <pwd.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -16,7 +15,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "cudoctor/sys/mapped_file_guard.hpp"
+#include "cudoctor/sys/file_bytes.hpp"
 #include "cudoctor/sys/paths.hpp"
 #include "cudoctor/sys/root_sys.hpp"
 
@@ -63,54 +62,6 @@ struct Opened {
   Fd fd;
   int err = 0;
 };
-
-class MappedBlob final : public Blob {
- public:
-  MappedBlob(void* p, std::size_t n) : m_p(p), m_n(n), m_slot(guard_mapping(p, n)) {}
-  ~MappedBlob() override {
-    unguard_mapping(m_slot);
-    if (m_p) ::munmap(m_p, m_n);
-  }
-  MappedBlob(const MappedBlob&) = delete;
-  MappedBlob& operator=(const MappedBlob&) = delete;
-  const unsigned char* data() const override { return static_cast<const unsigned char*>(m_p); }
-  std::size_t size() const override { return m_n; }
-  bool shrank() const override { return mapping_shrank(m_slot); }
-  bool guarded() const { return m_slot >= 0; }
-
- private:
-  void* m_p;
-  std::size_t m_n;
-  int m_slot;
-};
-
-class HeapBlob final : public Blob {
- public:
-  explicit HeapBlob(std::string bytes) : m_bytes(std::move(bytes)) {}
-  const unsigned char* data() const override { return reinterpret_cast<const unsigned char*>(m_bytes.data()); }
-  std::size_t size() const override { return m_bytes.size(); }
-
- private:
-  std::string m_bytes;
-};
-
-// Reads a whole open file, at most max_bytes.
-util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes) {
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const auto n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return util::error(std::string(path) + ": " + errno_text(errno));
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > max_bytes)
-      return util::error(std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes");
-  }
-  return out;
-}
 
 // Every path is resolved inside the root and only inside it. Where the kernel has openat2,
 // RESOLVE_IN_ROOT does it (absolute links and ".." stop at the root, as in a chroot);
@@ -196,16 +147,7 @@ class RootSys final : public Sys {
     auto fd = open_regular(path, n);
     if (!fd) return util::error(fd.error());
     const Fd owned(*fd);
-    if (n == 0) return std::shared_ptr<const Blob>(std::make_shared<HeapBlob>(""));
-    void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, owned.get(), 0);
-    if (p == MAP_FAILED) return util::error(std::string(path) + ": " + errno_text(errno));
-    auto mapped = std::make_shared<MappedBlob>(p, n);
-    if (mapped->guarded()) return std::shared_ptr<const Blob>(std::move(mapped));
-    // No guard slot free: a shrinking file would raise SIGBUS, so read it instead.
-    mapped.reset();
-    auto bytes = read_fd(owned.get(), path, SIZE_MAX);
-    if (!bytes) return util::error(bytes.error());
-    return std::shared_ptr<const Blob>(std::make_shared<HeapBlob>(std::move(bytes).value()));
+    return map_fd(owned.get(), n, path);
   }
 
   util::Result<std::vector<std::string>> list_dir(std::string_view path) const override {

@@ -1,0 +1,76 @@
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include "cudoctor/sys/file_bytes.hpp"
+#include "cudoctor/sys/mapped_file_guard.hpp"
+
+namespace cudoctor::sys {
+namespace {
+
+class MappedBlob final : public Blob {
+ public:
+  MappedBlob(void* p, std::size_t n) : m_p(p), m_n(n), m_slot(guard_mapping(p, n)) {}
+  ~MappedBlob() override {
+    unguard_mapping(m_slot);
+    if (m_p) ::munmap(m_p, m_n);
+  }
+  MappedBlob(const MappedBlob&) = delete;
+  MappedBlob& operator=(const MappedBlob&) = delete;
+  const unsigned char* data() const override { return static_cast<const unsigned char*>(m_p); }
+  std::size_t size() const override { return m_n; }
+  bool shrank() const override { return mapping_shrank(m_slot); }
+  bool guarded() const { return m_slot >= 0; }
+
+ private:
+  void* m_p;
+  std::size_t m_n;
+  int m_slot;
+};
+
+class HeapBlob final : public Blob {
+ public:
+  explicit HeapBlob(std::string bytes) : m_bytes(std::move(bytes)) {}
+  const unsigned char* data() const override { return reinterpret_cast<const unsigned char*>(m_bytes.data()); }
+  std::size_t size() const override { return m_bytes.size(); }
+
+ private:
+  std::string m_bytes;
+};
+
+}  // namespace
+
+util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes) {
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const auto n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return util::error(std::string(path) + ": " + std::strerror(errno));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > max_bytes)
+      return util::error(std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes");
+  }
+  return out;
+}
+
+util::Result<std::shared_ptr<const Blob>> map_fd(int fd, std::size_t n, std::string_view path) {
+  if (n == 0) return std::shared_ptr<const Blob>(std::make_shared<HeapBlob>(""));
+  void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) return util::error(std::string(path) + ": " + std::strerror(errno));
+  auto mapped = std::make_shared<MappedBlob>(p, n);
+  if (mapped->guarded()) return std::shared_ptr<const Blob>(std::move(mapped));
+  // No guard slot free: a shrinking file would raise SIGBUS, so read it instead.
+  mapped.reset();
+  auto bytes = read_fd(fd, path, SIZE_MAX);
+  if (!bytes) return util::error(bytes.error());
+  return std::shared_ptr<const Blob>(std::make_shared<HeapBlob>(std::move(bytes).value()));
+}
+
+}  // namespace cudoctor::sys
