@@ -203,6 +203,8 @@ void module_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findin
     }
     for (const auto& m : drv.module_files) f.evidence.push_back("installed: " + m);
   }
+  if (blocks.empty())  // a blacklist in a source that could not be read is not known to be absent
+    for (const auto& s : drv.blacklist_sources_unreadable) f.evidence.push_back(s + ": could not read its blacklists");
   f.evidence.push_back(modules_evidence(v));
   f.evidence.push_back("/proc/driver/nvidia/version: missing");
   if (h.secure_boot) f.evidence.push_back(h.secure_boot_evidence);
@@ -274,7 +276,8 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
   for (const auto& n : drv.device_nodes) {
     const auto rest = std::string_view(n.path).substr(std::min<std::size_t>(n.path.size(), 11));
     if (n.path.starts_with("/dev/nvidia") && !rest.empty() &&
-        std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; }) && n.type != "missing")
+        std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        n.type != snapshot::NodeType::missing)
       ++numbered;
     evidence.push_back(node_evidence(n));
   }
@@ -322,7 +325,7 @@ bool node_rules(const View& v, std::vector<Finding>& out) {
   }
   std::vector<std::string> denied;
   for (const auto& n : drv.device_nodes)
-    if (n.type != "missing" && n.path != "/dev/nvidia-uvm-tools" && n.path != "/dev/nvidia-modeset" &&
+    if (n.type != snapshot::NodeType::missing && n.path != "/dev/nvidia-uvm-tools" && n.path != "/dev/nvidia-modeset" &&
         (!n.can_read || !n.can_write))
       denied.push_back(node_evidence(n));
   if (!denied.empty()) {
