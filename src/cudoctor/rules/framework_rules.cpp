@@ -263,10 +263,12 @@ std::vector<Finding> framework_rules(const view::Machine& m, const kb::Knowledge
       ++count;
       if (&env != path_env && !f.inherited && reported_in_path_venv.count(f.location)) continue;
       const auto who = label(f, env);
-      std::vector<std::string> base_ev = {
-          fmt::format("{}: version {}, CUDA {}{}", f.source, f.version, f.cuda.empty() ? "none" : f.cuda,
-                      f.hip.empty() ? "" : ", ROCm " + f.hip),
-          "location: " + f.location};
+      std::vector<std::string> base_ev = {fmt::format("{}: version {}, CUDA {}{}", f.source, f.version,
+                                                      f.cuda_unknown   ? "unknown"
+                                                      : f.cuda.empty() ? "none"
+                                                                       : f.cuda,
+                                                      f.hip.empty() ? "" : ", ROCm " + f.hip),
+                                          "location: " + f.location};
       if (!f.hip.empty() && nvidia) {
         auto x = make_finding("framework-rocm-build");
         x.title = fmt::format("{} is a ROCm (AMD) build", who);

@@ -167,7 +167,7 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
   const Toolkit* path_toolkit = nullptr;  // the toolkit of the nvcc that runs
   for (const auto& t : tf.toolkits)
     for (const auto& how : t.found_by)
-      if (how == "nvcc on PATH") path_toolkit = &t;
+      if (how.how == snapshot::ToolkitFinder::nvcc_on_path) path_toolkit = &t;
   for (const auto& t : tf.toolkits) {
     bool too_new = false;  // toolkit-newer-than-driver reports it; a "found" line beside it reads as a contradiction
     std::vector<std::string> ev;
@@ -227,7 +227,7 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
                            : runtime_only     ? " (runtime only)"
                                               : "");
     ok.evidence = ev;
-    ok.evidence.push_back("found by: " + fmt::format("{}", fmt::join(t.found_by, ", ")));
+    ok.evidence.push_back("found by: " + fmt::format("{}", fmt::join(snapshot::to_strings(t.found_by), ", ")));
     for (const auto& c : t.components) ok.evidence.push_back(fmt::format("{} {} ({})", c.name, c.version, c.library));
     out.push_back(std::move(ok));
   }
@@ -245,7 +245,7 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
     const Toolkit* home = nullptr;
     for (const auto& t : tf.toolkits)
       for (const auto& how : t.found_by)
-        if (how == "CUDA_HOME") home = &t;
+        if (how.how == snapshot::ToolkitFinder::cuda_home) home = &t;
     if (home && home != path_toolkit) {
       auto f = make_finding("cuda-home-not-path-nvcc");
       f.title = fmt::format("CUDA_HOME={} but nvcc on PATH is {}", *tf.cuda_home, tf.path_nvcc_real);
