@@ -1,17 +1,66 @@
 #include "cudoctor/probe/context.hpp"
 
+#include <algorithm>
+
 namespace cudoctor::probe {
+namespace {
+
+// Sys errors read "<path>: <reason>"; the snapshot keeps the two apart.
+std::string reason_of(const std::string& path, std::string error) {
+  if (error.starts_with(path + ": ")) error = error.substr(path.size() + 2);
+  return error;
+}
+
+// A path that is simply not there (and not hidden behind an error) is no fact source.
+bool absent(const sys::Sys& sys, const std::string& path) {
+  const auto st = sys.stat(path);
+  return st.type == sys::FileType::missing && st.error.empty();
+}
+
+}  // namespace
+
+void Context::unreadable(std::string path, std::string reason) {
+  if (is_unreadable(path)) return;
+  m_unreadable.push_back({std::move(path), std::move(reason)});
+}
+
+bool Context::is_unreadable(const std::string& path) const {
+  return std::any_of(m_unreadable.begin(), m_unreadable.end(), [&](const auto& u) { return u.path == path; });
+}
 
 std::optional<std::string> Context::read_optional(const std::string& path, std::size_t max_bytes) {
-  const auto st = m_sys.stat(path);
-  if (st.type == sys::FileType::missing && st.error.empty()) return std::nullopt;
+  if (absent(m_sys, path)) return std::nullopt;
   auto r = m_sys.read_file(path, max_bytes);
   if (!r) {
-    auto reason = r.error();
-    if (reason.starts_with(path + ": ")) reason = reason.substr(path.size() + 2);
-    unreadable(path, reason);
+    unreadable(path, reason_of(path, r.error()));
     return std::nullopt;
   }
+  return std::move(r).value();
+}
+
+std::optional<std::vector<std::string>> Context::list_optional(const std::string& path) {
+  if (absent(m_sys, path)) return std::nullopt;
+  auto r = m_sys.list_dir(path);
+  if (!r) {
+    unreadable(path, reason_of(path, r.error()));
+    return std::nullopt;
+  }
+  return std::move(r).value();
+}
+
+std::shared_ptr<const sys::Blob> Context::map_optional(const std::string& path) {
+  if (absent(m_sys, path)) return nullptr;
+  auto r = m_sys.map_file(path);
+  if (!r || !*r) {
+    unreadable(path, r ? std::string("could not be mapped") : reason_of(path, r.error()));
+    return nullptr;
+  }
+  return std::move(r).value();
+}
+
+std::optional<std::string> Context::read_quiet(const std::string& path, std::size_t max_bytes) {
+  auto r = m_sys.read_file(path, max_bytes);
+  if (!r) return std::nullopt;
   return std::move(r).value();
 }
 

@@ -2,6 +2,8 @@
 // What every probe is given: the Sys door, the options, and a place to record fact sources
 // that exist but could not be read or parsed.
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,13 +26,23 @@ class Context {
   const sys::Sys& sys() const { return m_sys; }
   const Options& options() const { return m_options; }
 
-  // Records a fact source that exists but gave nothing usable.
-  void unreadable(std::string path, std::string reason) {
-    m_unreadable.push_back({std::move(path), std::move(reason)});
-  }
-  // Reads a file that may legitimately be absent: nullopt when missing, recorded as
-  // unreadable when present but unreadable.
+  // Records a fact source that exists but gave nothing usable; a path already recorded
+  // keeps its first reason.
+  void unreadable(std::string path, std::string reason);
+
+  // The probes read files and directories only through these, so that a source that exists
+  // but cannot be read is recorded, never taken for an absent one. Each returns nullopt
+  // (nullptr) when the path is missing, and records the path as unreadable when it is there
+  // but cannot be read, listed or mapped.
   std::optional<std::string> read_optional(const std::string& path, std::size_t max_bytes = 1 << 20);
+  std::optional<std::vector<std::string>> list_optional(const std::string& path);
+  std::shared_ptr<const sys::Blob> map_optional(const std::string& path);
+  // Reads a file whose unreadability says nothing about the machine (another user's first
+  // process): nullopt on any failure, nothing recorded.
+  std::optional<std::string> read_quiet(const std::string& path, std::size_t max_bytes = 1 << 20);
+
+  // True when path has been recorded as unreadable.
+  bool is_unreadable(const std::string& path) const;
   std::vector<snapshot::Unreadable> take_unreadable() { return std::move(m_unreadable); }
 
  private:

@@ -27,6 +27,31 @@ bool may(const sys::Identity& id, const sys::FileStat& st, std::uint32_t owner_b
   return st.mode & (owner_bit >> 6);
 }
 
+snapshot::NodeType node_type(sys::FileType t) {
+  using snapshot::NodeType;
+  switch (t) {
+    case sys::FileType::missing:
+      return NodeType::missing;
+    case sys::FileType::regular:
+      return NodeType::file;
+    case sys::FileType::directory:
+      return NodeType::directory;
+    case sys::FileType::symlink:
+      return NodeType::symlink;
+    case sys::FileType::char_device:
+      return NodeType::char_device;
+    case sys::FileType::block_device:
+      return NodeType::block_device;
+    case sys::FileType::fifo:
+      return NodeType::fifo;
+    case sys::FileType::socket:
+      return NodeType::socket;
+    case sys::FileType::other:
+      return NodeType::other;
+  }
+  return NodeType::other;
+}
+
 }  // namespace
 
 snapshot::KernelModule probe_kernel_module(Context& ctx) {
@@ -74,7 +99,7 @@ std::vector<snapshot::DeviceNode> probe_device_nodes(Context& ctx) {
   const auto& sys = ctx.sys();
   const auto id = sys.identity();
   std::vector<std::string> paths;
-  if (const auto names = sys.list_dir("/dev")) {
+  if (const auto names = ctx.list_optional("/dev")) {
     for (const auto& n : *names)
       if (n.starts_with("nvidia") && sys.stat("/dev/" + n).type != sys::FileType::directory)
         paths.push_back("/dev/" + n);
@@ -88,7 +113,7 @@ std::vector<snapshot::DeviceNode> probe_device_nodes(Context& ctx) {
     const auto st = sys.stat(p);
     snapshot::DeviceNode n;
     n.path = p;
-    n.type = std::string(sys::to_string(st.type));
+    n.type = node_type(st.type);
     if (st.type != sys::FileType::missing) {
       n.major = st.rdev_major;
       n.minor = st.rdev_minor;

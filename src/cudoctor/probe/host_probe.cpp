@@ -192,7 +192,7 @@ void gather_private(Context& ctx, snapshot::HostFacts& host) {
     if (!system_directory(h)) add_unique(host.private_homes, h);
   };
   add_home(sys.env("HOME").value_or(""));
-  if (const auto passwd = sys.read_file("/etc/passwd", 16 << 20)) {
+  if (const auto passwd = ctx.read_optional("/etc/passwd", 16 << 20)) {
     for (const auto line : util::lines(*passwd)) {
       // name:password:uid:gid:gecos:home:shell
       const auto f = util::split(line, ':');
@@ -242,7 +242,7 @@ void read_nvidia_env(Context& ctx, snapshot::HostFacts& host) {
     if (host.container.kind.empty()) continue;
     if (!pid1_read) {
       pid1_read = true;
-      if (auto text = sys.read_file("/proc/1/environ", 1 << 20)) pid1 = std::move(text).value();
+      pid1 = ctx.read_quiet("/proc/1/environ", 1 << 20);
     }
     if (!pid1) continue;
     const auto prefix = std::string(name) + "=";

@@ -156,7 +156,7 @@ TEST(DriverProbe, DeviceNodePermissionsForTheUser) {
   EXPECT_EQ(nodes[0].path, "/dev/nvidia0");
   EXPECT_TRUE(nodes[0].can_write) << "member of the owning group 44";
   EXPECT_EQ(nodes[1].path, "/dev/nvidia-uvm");
-  EXPECT_EQ(nodes[1].type, "missing");
+  EXPECT_EQ(nodes[1].type, snapshot::NodeType::missing);
   EXPECT_EQ(nodes[2].path, "/dev/nvidiactl");
   sys::FakeSys t;
   t.device("/dev/nvidia0", 195, 0, 0660, 0, 44).set_identity({1000, 1000, {27}, "bob"});
@@ -180,6 +180,45 @@ TEST(ModuleProbe, BlacklistsFromModprobeDAndCmdline) {
   EXPECT_EQ(d.blacklists[0].source, "/etc/modprobe.d/nv.conf:2");
   EXPECT_EQ(d.blacklists[1].line, "install nvidia /bin/false");
   EXPECT_EQ(d.blacklists[2].source, "/proc/cmdline");
+}
+
+TEST(HostProbe, AnUnreadablePasswdIsRecorded) {
+  sys::FakeSys s;
+  s.file("/etc/passwd", "ana:x:1000:1000::/home/ana:/bin/sh\n").fail("/etc/passwd", "Permission denied");
+  Context ctx(s, {});
+  const auto h = probe_host(ctx);
+  EXPECT_TRUE(h.private_homes.empty());
+  const auto u = ctx.take_unreadable();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0], (snapshot::Unreadable{"/etc/passwd", "Permission denied"}));
+}
+
+TEST(DriverProbe, AnUnlistableDevIsRecordedAndTheNodesCheckedByName) {
+  sys::FakeSys s;
+  s.device("/dev/nvidiactl", 195, 255, 0666).device("/dev/nvidia0", 195, 0, 0666);
+  s.fail("/dev", "Permission denied");
+  Context ctx(s, {});
+  const auto nodes = probe_device_nodes(ctx);
+  ASSERT_EQ(nodes.size(), 2u) << "nvidia0 is not seen without the listing";
+  EXPECT_EQ(nodes[1].path, "/dev/nvidiactl");
+  EXPECT_EQ(nodes[1].type, snapshot::NodeType::char_device);
+  const auto u = ctx.take_unreadable();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0], (snapshot::Unreadable{"/dev", "Permission denied"}));
+}
+
+}  // namespace cudoctor::probe
+
+namespace cudoctor::probe {
+
+TEST(PciProbe, AnUnlistableBusIsRecorded) {
+  sys::FakeSys s;
+  s.dir("/sys/bus/pci/devices").fail("/sys/bus/pci/devices", "Permission denied");
+  Context ctx(s, {});
+  EXPECT_FALSE(probe_pci(ctx).listed);
+  const auto u = ctx.take_unreadable();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0], (snapshot::Unreadable{"/sys/bus/pci/devices", "Permission denied"}));
 }
 
 }  // namespace cudoctor::probe

@@ -54,10 +54,9 @@ bool wildcard(std::string_view pattern, std::string_view name) {
 // parse_conf does (elf/ldconfig.c): a relative pattern is taken from the including file's
 // directory, a wildcard only in the last component; "hwcap" lines are skipped and the
 // libc5-era "dir=TYPE" suffix dropped.
-void conf_dirs(const sys::Sys& sys, const std::string& file, int depth, std::size_t& files,
-               std::vector<std::string>& out) {
+void conf_dirs(Context& ctx, const std::string& file, int depth, std::size_t& files, std::vector<std::string>& out) {
   if (depth > k_max_include_depth || ++files > k_max_conf_files) return;
-  const auto text = sys.read_file(file, 1 << 20);
+  const auto text = ctx.read_optional(file, 1 << 20);
   if (!text) return;
   for (const auto raw : util::lines(*text)) {
     const auto line = util::trim(raw.substr(0, raw.find('#')));
@@ -70,12 +69,12 @@ void conf_dirs(const sys::Sys& sys, const std::string& file, int depth, std::siz
         const auto dir = sys::dirname(pattern);
         const auto base = sys::basename(pattern);
         if (base.find_first_of("*?") == std::string::npos) {
-          conf_dirs(sys, pattern, depth + 1, files, out);
+          conf_dirs(ctx, pattern, depth + 1, files, out);
           continue;
         }
-        if (const auto names = sys.list_dir(dir))
+        if (const auto names = ctx.list_optional(dir))
           for (const auto& n : *names)
-            if (wildcard(base, n)) conf_dirs(sys, sys::join(dir, n), depth + 1, files, out);
+            if (wildcard(base, n)) conf_dirs(ctx, sys::join(dir, n), depth + 1, files, out);
       }
       continue;
     }
@@ -96,11 +95,12 @@ const ld::Rejected* passed_over(const sys::Sys& sys, const std::vector<ld::Rejec
 
 // The files and links named soname the loader did not take: in the usual driver directories
 // and ld.so.conf's, each directory once (by its canonical path).
-std::vector<snapshot::LibraryCandidate> candidates(const sys::Sys& sys, const std::string& soname,
+std::vector<snapshot::LibraryCandidate> candidates(Context& ctx, const std::string& soname,
                                                    const std::vector<ld::Rejected>& rejected) {
+  const auto& sys = ctx.sys();
   std::vector<std::string> dirs(std::begin(k_driver_dirs), std::end(k_driver_dirs));
   std::size_t files = 0;
-  conf_dirs(sys, "/etc/ld.so.conf", 0, files, dirs);
+  conf_dirs(ctx, "/etc/ld.so.conf", 0, files, dirs);
   std::vector<std::string> seen;
   std::vector<snapshot::LibraryCandidate> out;
   for (const auto& d : dirs) {
@@ -126,7 +126,8 @@ std::vector<snapshot::LibraryCandidate> candidates(const sys::Sys& sys, const st
   return out;
 }
 
-snapshot::DriverLibrary find_library(const sys::Sys& sys, ld::Resolver& resolver, const std::string& soname) {
+snapshot::DriverLibrary find_library(Context& ctx, ld::Resolver& resolver, const std::string& soname) {
+  const auto& sys = ctx.sys();
   snapshot::DriverLibrary lib;
   lib.soname = soname;
   std::string found;
@@ -134,7 +135,7 @@ snapshot::DriverLibrary find_library(const sys::Sys& sys, ld::Resolver& resolver
   lib.searched = lookup.searched;
   for (const auto& r : lookup.rejected) lib.searched.push_back(r.path + " (passed over: " + r.why + ")");
   if (found.empty()) {
-    lib.candidates = candidates(sys, soname, lookup.rejected);
+    lib.candidates = candidates(ctx, soname, lookup.rejected);
     return lib;
   }
   lib.path = found;
@@ -155,7 +156,7 @@ snapshot::DriverLibrary find_library(const sys::Sys& sys, ld::Resolver& resolver
 std::vector<snapshot::DriverLibrary> probe_driver_libraries(Context& ctx, const snapshot::HostFacts&) {
   const auto& sys = ctx.sys();
   ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
-  return {find_library(sys, resolver, "libcuda.so.1"), find_library(sys, resolver, "libnvidia-ml.so.1")};
+  return {find_library(ctx, resolver, "libcuda.so.1"), find_library(ctx, resolver, "libnvidia-ml.so.1")};
 }
 
 }  // namespace cudoctor::probe

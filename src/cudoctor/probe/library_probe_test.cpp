@@ -86,4 +86,17 @@ TEST(LibraryProbe, LdSoConfIncludesRelativeAndRecursive) {
   EXPECT_EQ(libs[1].candidates[0].state, "off_loader_path");
 }
 
+TEST(LibraryProbe, AnUnreadableLdSoConfIsRecorded) {
+  sys::FakeSys s;
+  s.file("/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+  s.dir("/etc/ld.so.conf.d").fail("/etc/ld.so.conf.d", "Permission denied");
+  Context ctx(s, {});
+  const auto libs = probe_driver_libraries(ctx, {});
+  ASSERT_EQ(libs.size(), 2u);
+  EXPECT_TRUE(libs[0].path.empty());
+  const auto u = ctx.take_unreadable();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0], (snapshot::Unreadable{"/etc/ld.so.conf.d", "Permission denied"}));
+}
+
 }  // namespace cudoctor::probe

@@ -30,7 +30,10 @@ constexpr const char* k_modprobe_dirs[] = {"/etc/modprobe.d", "/run/modprobe.d",
 
 void scan_modprobe_file(Context& ctx, const std::string& path, snapshot::DriverFacts& driver) {
   const auto text = ctx.read_optional(path, 1 << 20);
-  if (!text) return;
+  if (!text) {
+    if (ctx.is_unreadable(path)) driver.blacklist_sources_unreadable.push_back(path);
+    return;
+  }
   int n = 0;
   for (const auto raw : util::lines(*text)) {
     ++n;
@@ -52,7 +55,10 @@ void scan_modprobe_file(Context& ctx, const std::string& path, snapshot::DriverF
 
 void scan_cmdline(Context& ctx, snapshot::DriverFacts& driver) {
   const auto text = ctx.read_optional("/proc/cmdline", 64 * 1024);
-  if (!text) return;
+  if (!text) {
+    if (ctx.is_unreadable("/proc/cmdline")) driver.blacklist_sources_unreadable.emplace_back("/proc/cmdline");
+    return;
+  }
   for (const auto word : util::split_ws(util::trim(*text))) {
     const auto eq = word.find('=');
     if (eq == std::string_view::npos) continue;
@@ -89,8 +95,11 @@ void probe_modules(Context& ctx, snapshot::DriverFacts& driver) {
       m.state = "Live";
     }
   for (const char* dir : k_modprobe_dirs) {
-    const auto names = ctx.sys().list_dir(dir);
-    if (!names) continue;
+    const auto names = ctx.list_optional(dir);
+    if (!names) {
+      if (ctx.is_unreadable(dir)) driver.blacklist_sources_unreadable.emplace_back(dir);
+      continue;
+    }
     for (const auto& n : *names)
       if (n.size() > 5 && n.ends_with(".conf")) scan_modprobe_file(ctx, sys::join(dir, n), driver);
   }
@@ -105,11 +114,11 @@ std::vector<std::string> probe_module_files(Context& ctx, const std::string& ker
   // kernel/drivers/video (Debian), kernel/nvidia-NNN (Ubuntu's signed prebuilt modules).
   std::vector<std::string> dirs = {base + "/updates/dkms", base + "/updates", base + "/extra",
                                    base + "/kernel/drivers/video", base + "/nvidia"};
-  if (const auto names = ctx.sys().list_dir(base + "/kernel"))
+  if (const auto names = ctx.list_optional(base + "/kernel"))
     for (const auto& n : *names)
       if (n.starts_with("nvidia")) dirs.push_back(base + "/kernel/" + n);
   for (const auto& d : dirs) {
-    const auto names = ctx.sys().list_dir(d);
+    const auto names = ctx.list_optional(d);
     if (!names) continue;
     for (const auto& n : *names)
       if (n.starts_with("nvidia.ko")) found.push_back(sys::join(d, n));

@@ -44,14 +44,9 @@ void read_dpkg(Context& ctx, snapshot::HostFacts& host) {
     ctx.unreadable(path, fmt::format("larger than {} bytes", k_max_status_bytes));
     return;
   }
-  const auto blob = sys.map_file(path);
-  if (!blob) {
-    auto reason = blob.error();
-    if (reason.starts_with(path + ": ")) reason = reason.substr(path.size() + 2);
-    ctx.unreadable(path, reason);
-    return;
-  }
-  const std::string_view text(reinterpret_cast<const char*>((*blob)->data()), (*blob)->size());
+  const auto blob = ctx.map_optional(path);
+  if (!blob) return;
+  const std::string_view text(reinterpret_cast<const char*>(blob->data()), blob->size());
   if (text.size() > k_max_status_bytes) {
     ctx.unreadable(path, fmt::format("larger than {} bytes", k_max_status_bytes));
     return;
@@ -90,7 +85,7 @@ void read_dpkg(Context& ctx, snapshot::HostFacts& host) {
   }
   if (stanzas < k_max_stanzas) end_stanza();
   host.packages.insert(host.packages.end(), found.begin(), found.end());
-  if ((*blob)->shrank()) {
+  if (blob->shrank()) {
     ctx.unreadable(path, "the file shrank while it was read");
     return;
   }
@@ -106,16 +101,8 @@ void read_dpkg(Context& ctx, snapshot::HostFacts& host) {
 // whose name part is relevant have their desc read.
 void read_pacman(Context& ctx, snapshot::HostFacts& host) {
   const std::string dir = "/var/lib/pacman/local";
-  const auto& sys = ctx.sys();
-  const auto st = sys.stat(dir);
-  if (st.type == sys::FileType::missing && st.error.empty()) return;
-  const auto names = sys.list_dir(dir);
-  if (!names) {
-    auto reason = names.error();
-    if (reason.starts_with(dir + ": ")) reason = reason.substr(dir.size() + 2);
-    ctx.unreadable(dir, reason);
-    return;
-  }
+  const auto names = ctx.list_optional(dir);
+  if (!names) return;
   const auto n = std::min(names->size(), k_max_pacman_entries);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& entry = (*names)[i];

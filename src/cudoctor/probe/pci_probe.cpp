@@ -46,9 +46,10 @@ int read_int(Context& ctx, const std::string& path) {
 PciScan probe_pci(Context& ctx) {
   PciScan scan;
   const auto& sys = ctx.sys();
-  const auto entries = sys.list_dir(k_bus);
+  const auto entries = ctx.list_optional(k_bus);
   if (!entries) {
-    if (sys.exists("/sys/bus/pci")) ctx.unreadable(k_bus, entries.error());
+    // A bus directory without its devices directory is as unreadable as a locked one.
+    if (sys.exists("/sys/bus/pci") && !ctx.is_unreadable(k_bus)) ctx.unreadable(k_bus, "No such file or directory");
     return scan;
   }
   scan.listed = true;
@@ -81,11 +82,8 @@ PciScan probe_pci(Context& ctx) {
   for (const auto& d : scan.display) vendors.insert(d.vendor_id);
   for (const char* path : k_pci_ids_paths) {
     if (!sys.exists(path)) continue;
-    const auto text = sys.read_file(path, 16 << 20);
-    if (!text) {
-      ctx.unreadable(path, text.error());
-      break;
-    }
+    const auto text = ctx.read_optional(path, 16 << 20);
+    if (!text) break;
     const auto ids = PciIds::parse(*text, vendors);
     for (auto& d : scan.display) {
       d.vendor_name = ids.vendor(d.vendor_id);

@@ -14,11 +14,12 @@ bool is_dir(const sys::Sys& sys, const std::string& p) {
 
 }  // namespace
 
-std::vector<std::string> sites_of(const sys::Sys& sys, const std::string& prefix, const std::string& kind,
+std::vector<std::string> sites_of(Context& ctx, const std::string& prefix, const std::string& kind,
                                   std::string& version) {
+  const auto& sys = ctx.sys();
   std::vector<std::string> out;
   const bool wanted = !version.empty();
-  if (const auto names = sys.list_dir(prefix + "/lib"))
+  if (const auto names = ctx.list_optional(prefix + "/lib"))
     for (const auto& n : *names)
       if (n.starts_with("python3.") || n.starts_with("python2.")) {
         if (wanted && n.substr(6) != version) continue;
@@ -55,18 +56,17 @@ std::optional<VenvConfig> read_pyvenv_cfg(Context& ctx, const std::string& prefi
   return cfg;
 }
 
-std::string installer_of(const sys::Sys& sys, const std::string& site, const std::string& dist,
-                         const std::string& version, const std::string& prefix,
-                         std::initializer_list<const char*> conda_names) {
+std::string installer_of(Context& ctx, const std::string& site, const std::string& dist, const std::string& version,
+                         const std::string& prefix, std::initializer_list<const char*> conda_names) {
   // The INSTALLER file of the dist-info: the installer's name on its first line (PEP 376).
   if (!dist.empty())
-    if (const auto text = sys.read_file(site + "/" + dist + "-" + version + ".dist-info/INSTALLER", 4096)) {
+    if (const auto text = ctx.read_optional(site + "/" + dist + "-" + version + ".dist-info/INSTALLER", 4096)) {
       const auto ls = util::lines(*text);
       if (!ls.empty() && !util::trim(ls.front()).empty()) return std::string(util::trim(ls.front()));
     }
   // conda names each installed package's record <name>-<version>-<build>.json. A version
   // starts with a digit, so "pytorch-" does not take pytorch-cuda or pytorch-mutex.
-  const auto names = sys.list_dir(prefix + "/conda-meta");
+  const auto names = ctx.list_optional(prefix + "/conda-meta");
   if (!names) return "";
   for (const char* conda : conda_names) {
     const auto stem = std::string(conda) + "-";

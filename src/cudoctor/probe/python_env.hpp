@@ -14,7 +14,7 @@ namespace cudoctor::probe {
 // in import order. kind "system" adds Debian's /usr/local/lib/pythonX.Y/dist-packages and
 // /usr/lib/python3/dist-packages. When version ("3.11") is given only that version's
 // directories are taken; otherwise version is set to the first one found.
-std::vector<std::string> sites_of(const sys::Sys& sys, const std::string& prefix, const std::string& kind,
+std::vector<std::string> sites_of(Context& ctx, const std::string& prefix, const std::string& kind,
                                   std::string& version);
 
 // What a venv's pyvenv.cfg says (the keys site.py reads).
@@ -29,8 +29,7 @@ std::optional<VenvConfig> read_pyvenv_cfg(Context& ctx, const std::string& prefi
 // Who installed the distribution dist-version in site: its dist-info's INSTALLER ("pip",
 // "uv", "conda"), else "conda" when <prefix>/conda-meta holds <name>-<version>…json for one
 // of conda_names, else "".
-std::string installer_of(const sys::Sys& sys, const std::string& site, const std::string& dist,
-                         const std::string& version, const std::string& prefix,
-                         std::initializer_list<const char*> conda_names);
+std::string installer_of(Context& ctx, const std::string& site, const std::string& dist, const std::string& version,
+                         const std::string& prefix, std::initializer_list<const char*> conda_names);
 
 }  // namespace cudoctor::probe

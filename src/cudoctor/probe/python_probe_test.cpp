@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "cudoctor/probe/framework_libraries.hpp"
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/sys/fake_sys.hpp"
 
@@ -112,6 +113,62 @@ TEST(PythonProbe, CondaMetaNamesTheInstaller) {
   EXPECT_EQ(py.envs[0].frameworks.at(0).installer, "conda");
   EXPECT_TRUE(py.envs[1].conda_meta);
   EXPECT_EQ(py.envs[1].frameworks.at(0).installer, "") << "pytorch-cuda and pytorch-mutex are not pytorch";
+}
+
+TEST(PythonProbe, UnreadableSourcesAreRecorded) {
+  sys::FakeSys s;
+  s.set_env("VIRTUAL_ENV", "/home/u/venv");
+  const std::string site = "/home/u/venv/lib/python3.11/site-packages";
+  s.file(site + "/torch/version.py", "__version__ = '2.5.1'\ncuda = '12.4'\n");
+  s.file(site + "/torch-2.5.1.dist-info/METADATA", "Requires-Dist: nvidia-cudnn-cu12==9.1.0.70\n");
+  s.fail(site + "/torch-2.5.1.dist-info/METADATA", "Permission denied");
+  s.dir("/home/u/venv/conda-meta").fail("/home/u/venv/conda-meta", "Permission denied");
+  Context ctx(s, {});
+  const auto py = probe_python(ctx, {});
+  ASSERT_EQ(py.envs.size(), 1u);
+  ASSERT_EQ(py.envs[0].frameworks.size(), 1u);
+  EXPECT_TRUE(py.envs[0].frameworks[0].requires_nvidia.empty());
+  const auto u = ctx.take_unreadable();
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_EQ(u[0], (snapshot::Unreadable{site + "/torch-2.5.1.dist-info/METADATA", "Permission denied"}));
+  EXPECT_EQ(u[1], (snapshot::Unreadable{"/home/u/venv/conda-meta", "Permission denied"}));
+}
+
+TEST(PythonProbe, AnUnlistableSitePackagesIsRecorded) {
+  sys::FakeSys s;
+  s.set_env("VIRTUAL_ENV", "/home/u/venv");
+  const std::string site = "/home/u/venv/lib/python3.11/site-packages";
+  s.dir(site).fail(site, "Permission denied");
+  Context ctx(s, {});
+  probe_python(ctx, {});
+  const auto u = ctx.take_unreadable();
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0], (snapshot::Unreadable{site, "Permission denied"}));
+}
+
+TEST(PythonProbe, OnnxRuntimesCudaIsWhatItsProviderLinksElseUnknown) {
+  sys::FakeSys s;
+  s.set_env("VIRTUAL_ENV", "/home/u/venv");
+  const std::string site = "/home/u/venv/lib/python3.11/site-packages";
+  s.dir(site + "/onnxruntime_gpu-1.19.2.dist-info");
+  s.file(site + "/onnxruntime/capi/libonnxruntime_providers_cuda.so", "not an ELF file");
+  const auto py = python_of(s);
+  ASSERT_EQ(py.envs.at(0).frameworks.size(), 1u);
+  const auto& fw = py.envs[0].frameworks[0];
+  EXPECT_EQ(fw.name, "onnxruntime");
+  EXPECT_EQ(fw.version, "1.19.2");
+  EXPECT_EQ(fw.cuda, "") << "no file names it, and the provider could not be resolved";
+  EXPECT_TRUE(fw.cuda_unknown);
+  EXPECT_FALSE(fw.error.empty());
+
+  snapshot::Framework linked;
+  linked.missing = {"libcublasLt.so.12", "libcudart.so.12"};
+  EXPECT_EQ(linked_cuda_major(linked), "12");
+  linked.missing = {"libcufft.so.10"};
+  linked.libraries = {{"libcudart.so.11.0", "/x/libcudart.so.11.0", "DT_RUNPATH", "", ""}};
+  EXPECT_EQ(linked_cuda_major(linked), "11");
+  linked.libraries.clear();
+  EXPECT_EQ(linked_cuda_major(linked), "") << "cuFFT's major is not CUDA's";
 }
 
 }  // namespace cudoctor::probe

@@ -25,8 +25,9 @@ struct Candidate {
 
 // The runtime library in a directory: libcudart.so.<digits...>, the shortest such name (the
 // soname link or the file it names).
-std::string find_versioned(const sys::Sys& sys, const std::string& dir, const std::string& stem) {
-  const auto names = sys.list_dir(dir);
+std::string find_versioned(Context& ctx, const std::string& dir, const std::string& stem) {
+  const auto& sys = ctx.sys();
+  const auto names = ctx.list_optional(dir);
   if (!names) return "";
   std::string best;
   for (const auto& n : *names) {
@@ -42,13 +43,13 @@ std::string find_versioned(const sys::Sys& sys, const std::string& dir, const st
 std::vector<Candidate> runtime_candidates(Context& ctx, const std::string& arch) {
   const auto& sys = ctx.sys();
   std::vector<std::string> roots;
-  if (const auto names = sys.list_dir("/usr/local"))
+  if (const auto names = ctx.list_optional("/usr/local"))
     for (const auto& n : *names)
       if (n.starts_with("cuda")) roots.push_back("/usr/local/" + n);
   roots.emplace_back("/opt/cuda");
   std::vector<Candidate> out;
   const auto add = [&](const std::string& dir, const std::string& origin) {
-    const auto lib = find_versioned(sys, dir, "libcudart.so.");
+    const auto lib = find_versioned(ctx, dir, "libcudart.so.");
     if (lib.empty()) return;
     // Named by where it really is: /usr/local/cuda/lib64 is /usr/local/cuda-13.0/lib.
     const auto real_dir = sys.canonical(dir).value_or(dir);
@@ -68,25 +69,10 @@ std::vector<Candidate> runtime_candidates(Context& ctx, const std::string& arch)
   return out;
 }
 
-}  // namespace
-
-void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
-  std::string nvml_host;
-  snap.driver.nvml = nvml_to_run(ctx, snap.driver.libraries, nvml_host);
-  snapshot::RuntimeFacts& rt = snap.runtime;
+// The runtimes to check: each framework's libcudart as L3 resolved it, then the toolkits',
+// each real file once.
+std::vector<Candidate> all_candidates(Context& ctx, const snapshot::Snapshot& snap) {
   const auto& sys = ctx.sys();
-  rt.cuda_visible_devices = sys.env("CUDA_VISIBLE_DEVICES");
-  if (!ctx.options().child_probes) {
-    rt.not_run_reason = ctx.options().child_probes_off_reason;
-    return;
-  }
-  rt.ran = true;
-  const auto timeout = ctx.options().timeout;
-
-  std::string libcuda;  // logical real path
-  for (const auto& l : snap.driver.libraries)
-    if (l.soname == "libcuda.so.1" && !l.path.empty()) libcuda = l.real_path;
-  const auto host_libcuda = libcuda.empty() ? std::string() : sys.host_path(libcuda);
   std::vector<Candidate> candidates;
   for (const auto& env : snap.python.envs)
     for (const auto& fw : env.frameworks)
@@ -108,6 +94,56 @@ void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
                                   [&](const Candidate& o) { return sys.canonical(o.path).value_or(o.path) == real; });
     if (!seen) candidates.push_back(std::move(c));
   }
+  return candidates;
+}
+
+// L5 on every device, with the runtime best and the cuBLAS that goes with it (its
+// framework's, else the one beside it).
+void run_compute_check(Context& ctx, const snapshot::CudartFacts& best,
+                       const std::map<std::string, std::string>& cublas_of, const std::string& host_libcuda,
+                       snapshot::RuntimeFacts& rt) {
+  const auto& sys = ctx.sys();
+  const auto dir = sys::dirname(best.library);
+  const auto cublas =
+      cublas_of.count(best.library) ? cublas_of.at(best.library) : find_versioned(ctx, dir, "libcublas.so.");
+  const auto cudart_host = sys.host_path(sys.canonical(best.library).value_or(best.library));
+  const auto cublas_host = cublas.empty() ? std::string() : sys.host_path(sys.canonical(cublas).value_or(cublas));
+  std::vector<runtime::ComputeJob> devices;
+  for (const auto& d : rt.driver_api.devices) {
+    const auto cc = util::split(d.compute_capability, '.');
+    const int major = cc.size() == 2 ? static_cast<int>(util::parse_uint(cc[0]).value_or(0)) : 0;
+    const int minor = cc.size() == 2 ? static_cast<int>(util::parse_uint(cc[1]).value_or(0)) : 0;
+    devices.push_back({host_libcuda, cudart_host, cublas_host, d.index, major, minor});
+  }
+  // Every device at once, under --compute-timeout (cuBLAS loading and the GEMMs take
+  // seconds on a healthy GPU).
+  for (auto& check : runtime::run_compute(devices, {}, ctx.options().compute_timeout)) {
+    check.cudart = best.library;
+    check.cublas = cublas;
+    rt.compute.push_back(std::move(check));
+  }
+}
+
+}  // namespace
+
+void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
+  std::string nvml_host;
+  snap.driver.nvml = nvml_to_run(ctx, snap.driver.libraries, nvml_host);
+  snapshot::RuntimeFacts& rt = snap.runtime;
+  const auto& sys = ctx.sys();
+  rt.cuda_visible_devices = sys.env("CUDA_VISIBLE_DEVICES");
+  if (!ctx.options().child_probes) {
+    rt.not_run_reason = ctx.options().child_probes_off_reason;
+    return;
+  }
+  rt.ran = true;
+  const auto timeout = ctx.options().timeout;
+
+  std::string libcuda;  // logical real path
+  for (const auto& l : snap.driver.libraries)
+    if (l.soname == "libcuda.so.1" && !l.path.empty()) libcuda = l.real_path;
+  const auto host_libcuda = libcuda.empty() ? std::string() : sys.host_path(libcuda);
+  const auto candidates = all_candidates(ctx, snap);
 
   // NVML, the driver API and every runtime do not depend on one another, and the
   // computation check depends only on the last two: NVML runs beside all of them, so a
@@ -172,25 +208,7 @@ void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
     if (c.device_count_call.code == 0 && c.device_count > 0 && (!best || c.runtime_version > best->runtime_version))
       best = &c;
   if (!best) return collect_nvml();
-  const auto dir = sys::dirname(best->library);
-  const auto cublas =
-      cublas_of.count(best->library) ? cublas_of.at(best->library) : find_versioned(sys, dir, "libcublas.so.");
-  const auto cudart_host = sys.host_path(sys.canonical(best->library).value_or(best->library));
-  const auto cublas_host = cublas.empty() ? std::string() : sys.host_path(sys.canonical(cublas).value_or(cublas));
-  std::vector<runtime::ComputeJob> devices;
-  for (const auto& d : rt.driver_api.devices) {
-    const auto cc = util::split(d.compute_capability, '.');
-    const int major = cc.size() == 2 ? static_cast<int>(util::parse_uint(cc[0]).value_or(0)) : 0;
-    const int minor = cc.size() == 2 ? static_cast<int>(util::parse_uint(cc[1]).value_or(0)) : 0;
-    devices.push_back({host_libcuda, cudart_host, cublas_host, d.index, major, minor});
-  }
-  // Every device at once, under --compute-timeout (cuBLAS loading and the GEMMs take
-  // seconds on a healthy GPU).
-  for (auto& check : runtime::run_compute(devices, {}, ctx.options().compute_timeout)) {
-    check.cudart = best->library;
-    check.cublas = cublas;
-    rt.compute.push_back(std::move(check));
-  }
+  run_compute_check(ctx, *best, cublas_of, host_libcuda, rt);
   collect_nvml();
 }
 

@@ -58,7 +58,7 @@ std::string toolkits_text(const snapshot::ToolkitFacts& f,
   if (f.toolkits.empty()) out += "No CUDA toolkit found.\n";
   for (const auto& t : f.toolkits) {
     out += fmt::format("CUDA {}  {}\n", t.version.empty() ? "?" : visible(t.version), visible(t.root));
-    out += fmt::format("  found by: {}\n", visible_join(t.found_by, ", "));
+    out += fmt::format("  found by: {}\n", visible_join(snapshot::to_strings(t.found_by), ", "));
     std::vector<std::string> w;
     for (const auto& x : t.witnesses) w.push_back(x.source + " = " + x.version);
     if (!w.empty()) out += fmt::format("  version: {}\n", visible_join(w, "; "));

@@ -36,7 +36,10 @@ void one_framework(const view::Machine& m, const kb::KnowledgeBase& kb, const Py
                         env,
                         f,
                         label(kb, f, env),
-                        {fmt::format("{}: version {}, CUDA {}{}", f.source, f.version, f.cuda.empty() ? "none" : f.cuda,
+                        {fmt::format("{}: version {}, CUDA {}{}", f.source, f.version,
+                                     f.cuda_unknown   ? "unknown"
+                                     : f.cuda.empty() ? "none"
+                                                      : f.cuda,
                                      f.hip.empty() ? "" : ", ROCm " + f.hip),
                          "location: " + f.location}};
   if (l3::rocm_build_rule(v, out) || l3::cpu_only_rule(v, out)) return;

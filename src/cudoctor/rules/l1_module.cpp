@@ -158,6 +158,9 @@ void module_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findin
     }
     for (const auto& m : drv.module_files) f.evidence.push_back("installed: " + m);
   }
+  if (blocks.empty())  // a blacklist in a source that could not be read is not known to be absent
+    for (const auto& src : drv.blacklist_sources_unreadable)
+      f.evidence.push_back(src + ": could not read its blacklists");
   f.evidence.push_back(modules_evidence(v));
   f.evidence.push_back("/proc/driver/nvidia/version: missing");
   if (h.secure_boot) f.evidence.push_back(h.secure_boot_evidence);

@@ -91,7 +91,8 @@ Nodes count_nodes(const View& v) {
   for (const auto& d : v.snap.driver.device_nodes) {
     const auto rest = std::string_view(d.path).substr(std::min<std::size_t>(d.path.size(), 11));
     if (d.path.starts_with("/dev/nvidia") && !rest.empty() &&
-        std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; }) && d.type != "missing")
+        std::all_of(rest.begin(), rest.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+        d.type != snapshot::NodeType::missing)
       ++n.numbered;
     n.evidence.push_back(node_evidence(d));
   }
@@ -149,7 +150,7 @@ void missing_nodes_rule(const View& v, const Nodes& n, std::vector<Finding>& out
 bool denied_nodes_rule(const View& v, std::vector<Finding>& out) {
   std::vector<std::string> denied;
   for (const auto& n : v.snap.driver.device_nodes)
-    if (n.type != "missing" && n.path != "/dev/nvidia-uvm-tools" && n.path != "/dev/nvidia-modeset" &&
+    if (n.type != snapshot::NodeType::missing && n.path != "/dev/nvidia-uvm-tools" && n.path != "/dev/nvidia-modeset" &&
         (!n.can_read || !n.can_write))
       denied.push_back(node_evidence(n));
   if (denied.empty()) return false;

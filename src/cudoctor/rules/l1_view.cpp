@@ -6,7 +6,7 @@ namespace cudoctor::rules::l1 {
 namespace {
 
 std::string mode_string(const snapshot::DeviceNode& n) {
-  std::string s = n.type == "char_device" ? "c" : n.type == "file" ? "-" : "?";
+  std::string s = n.type == snapshot::NodeType::char_device ? "c" : n.type == snapshot::NodeType::file ? "-" : "?";
   const char* rwx = "rwxrwxrwx";
   for (int i = 0; i < 9; ++i) s += (n.mode & (0400u >> i)) ? rwx[i] : '-';
   return s;
@@ -28,9 +28,9 @@ std::string pci_evidence(const snapshot::PciDevice& d) {
 }
 
 std::string node_evidence(const snapshot::DeviceNode& n) {
-  if (n.type == "missing") return n.path + ": missing";
+  if (n.type == snapshot::NodeType::missing) return n.path + ": missing";
   return fmt::format("{}: {} uid {} gid {}{}", n.path, mode_string(n), n.uid, n.gid,
-                     n.type == "char_device" ? fmt::format(", device {}:{}", n.major, n.minor) : "");
+                     n.type == snapshot::NodeType::char_device ? fmt::format(", device {}:{}", n.major, n.minor) : "");
 }
 
 std::string modules_evidence(const View& v) {

@@ -36,7 +36,7 @@ struct View {
   bool module_loaded(std::string_view name) const { return m.module_loaded(name); }
   const snapshot::DeviceNode* node(std::string_view path) const {
     for (const auto& n : snap.driver.device_nodes)
-      if (n.path == path && n.type != "missing") return &n;
+      if (n.path == path && n.type != snapshot::NodeType::missing) return &n;
     return nullptr;
   }
   const snapshot::DriverLibrary* library(std::string_view soname) const {

@@ -45,7 +45,7 @@ void count_rule(const view::Machine& m, std::vector<Finding>& out) {
 
 bool node_present(const Snapshot& s, const char* path) {
   for (const auto& n : s.driver.device_nodes)
-    if (n.path == path) return n.type != "missing";
+    if (n.path == path) return n.type != snapshot::NodeType::missing;
   return false;
 }
 

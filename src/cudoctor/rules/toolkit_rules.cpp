@@ -218,7 +218,7 @@ void toolkit_rule(const view::Machine& m, const kb::KnowledgeBase& kb, const Too
                          : runtime_only     ? " (runtime only)"
                                             : "");
   ok.evidence = ev;
-  ok.evidence.push_back("found by: " + fmt::format("{}", fmt::join(t.found_by, ", ")));
+  ok.evidence.push_back("found by: " + fmt::format("{}", fmt::join(snapshot::to_strings(t.found_by), ", ")));
   for (const auto& c : t.components) ok.evidence.push_back(fmt::format("{} {} ({})", c.name, c.version, c.library));
   out.push_back(std::move(ok));
 }
@@ -240,7 +240,7 @@ void path_toolkit_rules(const Snapshot& s, const Toolkit& path_toolkit, std::vec
     const Toolkit* home = nullptr;
     for (const auto& t : tf.toolkits)
       for (const auto& how : t.found_by)
-        if (how == "CUDA_HOME") home = &t;
+        if (how.how == snapshot::ToolkitFinder::cuda_home) home = &t;
     if (home && home != &path_toolkit) {
       auto f = make_finding("cuda-home-not-path-nvcc");
       f.title = fmt::format("CUDA_HOME={} but nvcc on PATH is {}", *tf.cuda_home, tf.path_nvcc_real);
@@ -322,7 +322,7 @@ std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBa
   const Toolkit* path_toolkit = nullptr;  // the toolkit of the nvcc that runs
   for (const auto& t : tf.toolkits)
     for (const auto& how : t.found_by)
-      if (how == "nvcc on PATH") path_toolkit = &t;
+      if (how.how == snapshot::ToolkitFinder::nvcc_on_path) path_toolkit = &t;
   for (const auto& t : tf.toolkits) toolkit_rule(m, kb, t, path_toolkit, out);
   if (path_toolkit) path_toolkit_rules(m.snap, *path_toolkit, out);
   global_paths_rule(m, path_toolkit, out);

@@ -22,12 +22,15 @@ struct FrameworkLibrary {
 struct Framework {
   std::string name;     // torch, tensorflow, jax, cupy, onnxruntime
   std::string version;  // "2.5.1+cu124"
-  std::string cuda;     // the CUDA it was built for, "" for a CPU-only build
+  std::string cuda;     // the CUDA it was built for, "" for a CPU-only build (or cuda_unknown)
   std::string hip;      // ROCm build
   std::string cudnn;
   std::string location;     // logical path of the package
   std::string source;       // where the facts come from: "torch/version.py"
   std::string gpu_library;  // the library whose tree was resolved
+  // A GPU build (it has a gpu_library) whose CUDA neither a file states nor its libraries'
+  // sonames show (onnxruntime_gpu names no version): cuda is "" but it is no CPU-only build.
+  bool cuda_unknown = false;
   std::vector<FrameworkLibrary> libraries;
   std::vector<std::string> missing;           // sonames not found (libcuda.so.1 excepted)
   std::vector<std::string> missing_versions;  // "GLIBCXX_3.4.32 (in /usr/lib/…/libstdc++.so.6)"

@@ -65,9 +65,12 @@ struct KernelModule {
   bool operator==(const KernelModule&) const = default;
 };
 
+// What a device node's path holds, as stat(2) says; JSON writes sys::FileType's names.
+enum class NodeType { missing, file, directory, symlink, char_device, block_device, fifo, socket, other };
+
 struct DeviceNode {
   std::string path;  // "/dev/nvidia0"
-  std::string type;  // sys::FileType name: char_device, missing, file, …
+  NodeType type = NodeType::missing;
   std::uint32_t major = 0;
   std::uint32_t minor = 0;
   std::uint32_t mode = 0;  // permission bits
@@ -177,6 +180,9 @@ struct DriverFacts {
   std::vector<ModuleState> modules;  // nvidia, nvidia_uvm, nvidia_drm, nvidia_modeset, nouveau
   bool modules_listed = false;       // /proc/modules was read
   std::vector<Blacklist> blacklists;
+  // modprobe.d directories and files and /proc/cmdline that exist but could not be read: a
+  // blacklist in them is not seen, so an empty blacklists does not mean there is none.
+  std::vector<std::string> blacklist_sources_unreadable;
   KernelModule kernel_module;
   std::vector<std::string> module_files;  // nvidia.ko* under /lib/modules/<running kernel>
   std::vector<DeviceNode> device_nodes;
@@ -211,11 +217,35 @@ struct ToolkitComponent {
   bool operator==(const ToolkitComponent&) const = default;
 };
 
+// How a toolkit root was found. JSON writes the phrase after each value.
+enum class ToolkitFinder {
+  other,                 // a phrase this version does not know (from another version's snapshot)
+  usr_local_dir,         // "/usr/local/cuda-* directory"
+  usr_local_cuda,        // "/usr/local/cuda"
+  opt_cuda,              // "/opt/cuda"
+  distribution_package,  // "distribution package (nvidia-cuda-toolkit)"
+  cuda_home,             // "CUDA_HOME"
+  cuda_path,             // "CUDA_PATH"
+  cuda_root,             // "CUDA_ROOT"
+  nvcc_on_path,          // "nvcc on PATH": the first nvcc on PATH, the one that runs
+  nvcc_later_on_path,    // "nvcc later on PATH"
+  conda_environment,     // "conda environment <prefix>"
+};
+
+// One way a toolkit was found; JSON writes it as one phrase ("conda environment /opt/conda").
+struct ToolkitFoundBy {
+  ToolkitFinder how = ToolkitFinder::other;
+  std::string detail;  // conda_environment: the environment's prefix; other: the whole phrase
+  bool operator==(const ToolkitFoundBy&) const = default;
+};
+// The phrase JSON and the report show: "nvcc on PATH", "conda environment /opt/conda".
+std::string to_string(const ToolkitFoundBy& f);
+std::vector<std::string> to_strings(const std::vector<ToolkitFoundBy>& fs);
+
 // A CUDA toolkit installation.
 struct Toolkit {
-  std::string root;  // logical, canonical: /usr/local/cuda-12.2, /usr/lib/nvidia-cuda-toolkit
-  std::vector<std::string>
-      found_by;         // "/usr/local/cuda-* directory", "/usr/local/cuda link", "CUDA_HOME", "nvcc on PATH", …
+  std::string root;                      // logical, canonical: /usr/local/cuda-12.2, /usr/lib/nvidia-cuda-toolkit
+  std::vector<ToolkitFoundBy> found_by;  // in the order the probe looked
   std::string layout;   // "nvidia" (bin, lib64 under one root), "debian" (nvidia-cuda-toolkit), "conda"
   std::string version;  // the best witness: nvcc's, else the runtime's
   std::vector<VersionWitness> witnesses;

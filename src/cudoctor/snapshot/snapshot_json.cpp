@@ -13,6 +13,32 @@ namespace cudoctor::snapshot {
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM_WITH_DEFAULT, __VA_ARGS__)) \
   }
 
+std::string to_string(const ToolkitFoundBy& f) {
+  if (f.how == ToolkitFinder::other) return f.detail;
+  auto phrase = nlohmann::json(f.how).get<std::string>();
+  return f.detail.empty() ? phrase : phrase + " " + f.detail;
+}
+
+std::vector<std::string> to_strings(const std::vector<ToolkitFoundBy>& fs) {
+  std::vector<std::string> out;
+  for (const auto& f : fs) out.push_back(to_string(f));
+  return out;
+}
+
+void to_json(nlohmann::json& j, const ToolkitFoundBy& v) {
+  j = to_string(v);
+}
+void from_json(const nlohmann::json& j, ToolkitFoundBy& v) {
+  const auto phrase = j.get<std::string>();
+  constexpr std::string_view k_conda = "conda environment ";
+  if (phrase.starts_with(k_conda)) {
+    v = {ToolkitFinder::conda_environment, phrase.substr(k_conda.size())};
+    return;
+  }
+  v = {nlohmann::json(phrase).get<ToolkitFinder>(), ""};
+  if (v.how == ToolkitFinder::other || v.how == ToolkitFinder::conda_environment) v = {ToolkitFinder::other, phrase};
+}
+
 CUDOCTOR_JSON(Unreadable, path, reason)
 CUDOCTOR_JSON(Detected, kind, evidence)
 CUDOCTOR_JSON(Tool, name, path)
@@ -36,8 +62,9 @@ CUDOCTOR_JSON(NvmlGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory
               pcie_gen_max, pcie_width_current, pcie_width_max, persistence_mode, mig_mode, compute_capability, errors)
 CUDOCTOR_JSON(NvmlFacts, library, outcome, init_code, init_error_name, init_error_string, driver_version,
               cuda_driver_version, gpus)
-CUDOCTOR_JSON(DriverFacts, modules, modules_listed, blacklists, kernel_module, module_files, device_nodes,
-              nvidia_modprobe, nvidia_modprobe_setuid, libraries, nvml, other_display_devices, pci_listed)
+CUDOCTOR_JSON(DriverFacts, modules, modules_listed, blacklists, blacklist_sources_unreadable, kernel_module,
+              module_files, device_nodes, nvidia_modprobe, nvidia_modprobe_setuid, libraries, nvml,
+              other_display_devices, pci_listed)
 CUDOCTOR_JSON(Gpu, pci, nvml)
 CUDOCTOR_JSON(VersionWitness, source, version)
 CUDOCTOR_JSON(ToolkitComponent, name, version, library)
@@ -48,8 +75,8 @@ CUDOCTOR_JSON(LoaderPick, soname, path, rule)
 CUDOCTOR_JSON(ToolkitFacts, toolkits, cuda_link_target, cuda_link_resolved, path_nvcc, path_nvcc_real, cuda_home,
               cuda_path, cuda_root, path, ld_library_path, ld_so_conf_dirs, global_settings, cudart_picks)
 CUDOCTOR_JSON(FrameworkLibrary, soname, path, rule, version, bundled)
-CUDOCTOR_JSON(Framework, name, version, cuda, hip, cudnn, location, source, gpu_library, libraries, missing,
-              missing_versions, sm_archs, ptx_archs, requires_nvidia, error, installer, inherited)
+CUDOCTOR_JSON(Framework, name, version, cuda, hip, cudnn, location, source, gpu_library, cuda_unknown, libraries,
+              missing, missing_versions, sm_archs, ptx_archs, requires_nvidia, error, installer, inherited)
 CUDOCTOR_JSON(PythonEnv, prefix, interpreter, version, kind, found_by, site_packages, frameworks, nvidia_packages,
               system_site_packages, base_prefix, conda_meta)
 CUDOCTOR_JSON(EnvListCut, source, entries, inspected)

@@ -41,6 +41,32 @@ NLOHMANN_JSON_SERIALIZE_ENUM(ChildStatus, {
                                               {ChildStatus::child_error, "child_error"},
                                           })
 
+NLOHMANN_JSON_SERIALIZE_ENUM(NodeType, {{NodeType::missing, "missing"},
+                                        {NodeType::file, "file"},
+                                        {NodeType::directory, "directory"},
+                                        {NodeType::symlink, "symlink"},
+                                        {NodeType::char_device, "char_device"},
+                                        {NodeType::block_device, "block_device"},
+                                        {NodeType::fifo, "fifo"},
+                                        {NodeType::socket, "socket"},
+                                        {NodeType::other, "other"}})
+
+// other first: a phrase not in the table reads as other (its text kept in detail, below).
+NLOHMANN_JSON_SERIALIZE_ENUM(ToolkitFinder,
+                             {{ToolkitFinder::other, ""},
+                              {ToolkitFinder::usr_local_dir, "/usr/local/cuda-* directory"},
+                              {ToolkitFinder::usr_local_cuda, "/usr/local/cuda"},
+                              {ToolkitFinder::opt_cuda, "/opt/cuda"},
+                              {ToolkitFinder::distribution_package, "distribution package (nvidia-cuda-toolkit)"},
+                              {ToolkitFinder::cuda_home, "CUDA_HOME"},
+                              {ToolkitFinder::cuda_path, "CUDA_PATH"},
+                              {ToolkitFinder::cuda_root, "CUDA_ROOT"},
+                              {ToolkitFinder::nvcc_on_path, "nvcc on PATH"},
+                              {ToolkitFinder::nvcc_later_on_path, "nvcc later on PATH"},
+                              {ToolkitFinder::conda_environment, "conda environment"}})
+
+void to_json(nlohmann::json& j, const ToolkitFoundBy& v);
+void from_json(const nlohmann::json& j, ToolkitFoundBy& v);
 void to_json(nlohmann::json& j, const Unreadable& v);
 void from_json(const nlohmann::json& j, Unreadable& v);
 void to_json(nlohmann::json& j, const Detected& v);

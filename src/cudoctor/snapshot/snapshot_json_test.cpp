@@ -36,9 +36,10 @@ Snapshot populated() {
   s.driver.modules = {{"nvidia", true, "Live"}};
   s.driver.modules_listed = true;
   s.driver.blacklists = {{"nouveau", "/etc/modprobe.d/x.conf:1", "blacklist nouveau"}};
+  s.driver.blacklist_sources_unreadable = {"/run/modprobe.d"};
   s.driver.kernel_module = {"535.104.05", "/proc/driver/nvidia/version", "NVRM version: …", "proprietary"};
   s.driver.module_files = {"/lib/modules/6.5.0-35-generic/updates/dkms/nvidia.ko.zst"};
-  s.driver.device_nodes = {{"/dev/nvidia0", "char_device", 195, 0, 0666, 0, 44, true, false}};
+  s.driver.device_nodes = {{"/dev/nvidia0", NodeType::char_device, 195, 0, 0666, 0, 44, true, false}};
   s.driver.nvidia_modprobe = "/usr/bin/nvidia-modprobe";
   s.driver.nvidia_modprobe_setuid = true;
   s.driver.libraries = {{"libcuda.so.1",
@@ -90,6 +91,7 @@ Snapshot populated() {
   fw.name = "torch";
   fw.installer = "uv";
   fw.inherited = true;
+  fw.cuda_unknown = true;
   env.frameworks = {fw};
   s.python.envs = {env};
   return s;
@@ -167,6 +169,25 @@ TEST(SnapshotJson, RejectsWhatIsNotASnapshot) {
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().find("invalid snapshot JSON"), std::string::npos);
   EXPECT_FALSE(snapshot_from_json_text("{truncated"));
+}
+
+}  // namespace cudoctor::snapshot
+
+namespace cudoctor::snapshot {
+
+TEST(SnapshotJson, EnumsWriteTodaysStrings) {
+  EXPECT_EQ(nlohmann::json(NodeType::char_device), "char_device");
+  EXPECT_EQ(nlohmann::json(NodeType::file), "file");
+  EXPECT_EQ(nlohmann::json(NodeType::missing), "missing");
+  const std::vector<ToolkitFoundBy> found = {{ToolkitFinder::usr_local_dir, ""},
+                                             {ToolkitFinder::nvcc_on_path, ""},
+                                             {ToolkitFinder::conda_environment, "/opt/conda/envs/a b"},
+                                             {ToolkitFinder::other, "/usr/local/cuda link"}};
+  const nlohmann::json j = found;
+  EXPECT_EQ(j, nlohmann::json::parse(
+                   R"(["/usr/local/cuda-* directory", "nvcc on PATH", "conda environment /opt/conda/envs/a b",
+                       "/usr/local/cuda link"])"));
+  EXPECT_EQ(j.get<std::vector<ToolkitFoundBy>>(), found);
 }
 
 }  // namespace cudoctor::snapshot
