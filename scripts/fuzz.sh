@@ -19,9 +19,14 @@ clang++ "${common[@]}" "$here/tests/fuzz/fuzz_elf.cpp" "${srcs_elf[@]}" -o "$out
 clang++ "${common[@]}" "$here/tests/fuzz/fuzz_fatbin.cpp" "${srcs_elf[@]}" -o "$out/fuzz_fatbin"
 clang++ "${common[@]}" "$here/tests/fuzz/fuzz_ld_so_cache.cpp" "${srcs_ld[@]}" -o "$out/fuzz_ld_so_cache"
 
-# Seeds: small real inputs (libFuzzer mutates from them).
+# Seeds: the committed corpora (tests/fuzz/corpus/<target>/, replayed by ctest as
+# FuzzCorpus.<target>; add a crash's input there once it is fixed) and small real inputs of
+# this machine (libFuzzer mutates from them).
 seeds=$out/seeds
 rm -rf "$seeds" && mkdir -p "$seeds/elf" "$seeds/fatbin" "$seeds/cache"
+cp "$here"/tests/fuzz/corpus/elf/* "$seeds/elf/"
+cp "$here"/tests/fuzz/corpus/fatbin/* "$seeds/fatbin/"
+cp "$here"/tests/fuzz/corpus/ld_so_cache/* "$seeds/cache/"
 for f in /usr/lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libm.so.6 /bin/true; do
   [[ -f $f ]] && cp -L "$f" "$seeds/elf/"
 done

@@ -30,7 +30,7 @@ std::vector<std::string> strings(const nlohmann::json& j) {
   return j.get<std::vector<std::string>>();
 }
 
-class Nvcc : public ::testing::Test {
+class RealNvcc : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(k_nvcc)) GTEST_SKIP() << "no CUDA 13.0 nvcc at " << k_nvcc;
@@ -47,7 +47,7 @@ class Nvcc : public ::testing::Test {
   FixtureRoot m_root;
 };
 
-TEST_F(Nvcc, GencodeSetsAreReadBack) {
+TEST_F(RealNvcc, GencodeSetsAreReadBack) {
   const auto a = build("liba.so",
                        "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_90a,code=sm_90a "
                        "-gencode arch=compute_90,code=compute_90 -gencode arch=compute_120,code=sm_120");
@@ -64,7 +64,7 @@ TEST_F(Nvcc, GencodeSetsAreReadBack) {
   for (const auto& e : k["entries"]) EXPECT_TRUE(e["compressed"].get<bool>()) << e.dump();
 }
 
-TEST_F(Nvcc, WhereEachBuildRuns) {
+TEST_F(RealNvcc, WhereEachBuildRuns) {
   const auto a = build("liba.so",
                        "-gencode arch=compute_75,code=sm_75 -gencode arch=compute_90a,code=sm_90a "
                        "-gencode arch=compute_90,code=compute_90");

@@ -29,7 +29,7 @@ void expect_commands_parse(const Checked& c) {
 }
 
 // The check above would pass anything if bash -n did not run: it must reject a broken line.
-TEST(FixesL3Harness, BashNRejectsABrokenLine) {
+TEST(ScenarioFixesL3Harness, BashNRejectsABrokenLine) {
   EXPECT_FALSE(bash_parses("echo \"$(ls"));
   EXPECT_FALSE(bash_parses("kubectl describe node <node> | grep -i nvidia.com/gpu")) << "a <placeholder> before a pipe";
   EXPECT_TRUE(bash_parses("echo \"$(ls)\" | grep -v -x -F -e 'a b'"));

@@ -94,8 +94,6 @@ TEST(ScenarioLaptop, HealthyRtx4060LaptopNextToIntelGraphics) {
   EXPECT_TRUE(c.report["verdict"]["break_layer"].is_null());
   for (const char* id : {"gpus-present", "nvidia-module-loaded", "device-nodes-ok", "driver-libraries-ok", "nvml-ok"})
     EXPECT_TRUE(c.has(id)) << id << " missing: " << c.ids();
-  EXPECT_TRUE(contains(c.finding("nvidia-module-loaded")["title"], "535.104.05"));
-  EXPECT_TRUE(contains(c.finding("nvml-ok")["title"], "CUDA 12.2, 1 GPU"));
   // The GPU as the bus shows it: an x8 part idling at 2.5 GT/s, runtime-suspended.
   const auto& gpu = c.report["gpus"][0];
   EXPECT_EQ(gpu["pci"]["address"], "0000:01:00.0");
@@ -109,15 +107,11 @@ TEST(ScenarioLaptop, HealthyRtx4060LaptopNextToIntelGraphics) {
   ASSERT_EQ(c.report["driver"]["other_display_devices"].size(), 1u);
   EXPECT_EQ(c.report["driver"]["other_display_devices"][0]["driver"], "i915");
   EXPECT_EQ(c.report["host"]["secure_boot"], true);
-  if (!host_pci_ids().empty()) {
-    EXPECT_EQ(gpu["pci"]["device_name"], "AD107M [GeForce RTX 4060 Max-Q / Mobile]");
-  }
-  {
-    EXPECT_TRUE(contains(c.text_run.out, "✓ NVIDIA GPU 0000:01:00.0 NVIDIA GeForce RTX 4060 Laptop GPU"))
-        << c.text_run.out;
-  }
+  EXPECT_EQ(gpu["pci"]["device_name"], "AD107M [GeForce RTX 4060 Max-Q / Mobile]");
+  EXPECT_EQ(c.report["runtime"]["driver_api"]["devices"][0]["name"], "NVIDIA GeForce RTX 4060 Laptop GPU")
+      << "the driver API names the GPU NVML names";
   EXPECT_EQ(c.text_run.exit_code, 0);
-  EXPECT_TRUE(contains(c.text_run.out, "✓ No problem found"));
+  expect_goldens("laptop-rtx4060", c, r);
 }
 
 TEST(ScenarioServer, EightH100sAllSeenByNvml) {
@@ -128,8 +122,8 @@ TEST(ScenarioServer, EightH100sAllSeenByNvml) {
   const auto c = check_root(r, {}, h100_nvml(8));
   EXPECT_EQ(c.json_run.exit_code, 0) << c.ids();
   EXPECT_EQ(c.finding("gpus-present")["title"], "8 NVIDIA GPUs on the PCI bus");
-  EXPECT_TRUE(contains(c.finding("nvml-ok")["title"], "8 GPUs"));
-  EXPECT_TRUE(contains(c.finding("device-nodes-ok")["title"], "8 GPU nodes"));
+  EXPECT_TRUE(c.has("nvml-ok") && c.has("device-nodes-ok")) << c.ids();
+  EXPECT_EQ(c.report["runtime"]["driver_api"]["device_count"], 8);
   ASSERT_EQ(c.report["gpus"].size(), 8u);
   for (const auto& g : c.report["gpus"]) {
     ASSERT_FALSE(g["nvml"].is_null()) << g["pci"]["address"] << " not joined to NVML";
@@ -137,6 +131,7 @@ TEST(ScenarioServer, EightH100sAllSeenByNvml) {
     EXPECT_EQ(g["pci"]["class_code"], 0x030200);
   }
   EXPECT_FALSE(c.has("gpu-count-mismatch"));
+  expect_goldens("server-8xh100", c, r);
 }
 
 TEST(ScenarioServer, GpuMissingFromNvmlIsNamed) {
@@ -151,6 +146,7 @@ TEST(ScenarioServer, GpuMissingFromNvmlIsNamed) {
   EXPECT_EQ(w["title"], "NVML sees 7 of the 8 GPUs bound to nvidia");
   EXPECT_TRUE(contains(joined_evidence(w), "0000:df:00.0"));
   EXPECT_EQ(c.json_run.exit_code, 0) << "a warning is not a break";
+  expect_goldens("server-gpu-missing-from-nvml", c, r);
 }
 
 TEST(ScenarioVm, NoGpuPassedThrough) {
@@ -161,17 +157,16 @@ TEST(ScenarioVm, NoGpuPassedThrough) {
   EXPECT_EQ(c.report["verdict"]["break_layer"], "L1");
   EXPECT_EQ(c.report["verdict"]["break_finding"], "no-nvidia-gpu");
   const auto f = c.finding("no-nvidia-gpu");
-  EXPECT_TRUE(contains(f["detail"], "virtual machine (kvm)")) << f["detail"];
   EXPECT_TRUE(contains(joined_evidence(f), "DMI: vendor \"QEMU\""));
+  EXPECT_EQ(c.report["host"]["hypervisor"]["kind"], "kvm");
   EXPECT_TRUE(c.has("in-virtual-machine"));
   EXPECT_TRUE(c.report["gpus"].empty());
   EXPECT_EQ(c.text_run.exit_code, 1);
-  EXPECT_TRUE(contains(c.text_run.out, "L1 driver  ← break point"));
-  EXPECT_TRUE(contains(c.text_run.out, "✗ No NVIDIA GPU on the PCI bus"));
   // No module, node or library complaints pile up behind the real cause.
   EXPECT_FALSE(c.has("nvidia-module-not-loaded"));
   EXPECT_FALSE(c.has("device-nodes-missing"));
   EXPECT_FALSE(c.has("device-nodes-created-on-demand"));
+  expect_goldens("vm-no-gpu", c, r);
 }
 
 TEST(ScenarioNouveau, NouveauHoldsRtx4090) {
@@ -191,6 +186,7 @@ TEST(ScenarioNouveau, NouveauHoldsRtx4090) {
   for (const auto& cmd : f["fix"]["commands"]) blacklists = blacklists || contains(cmd, "blacklist nouveau");
   EXPECT_TRUE(blacklists);
   EXPECT_FALSE(c.has("nvidia-module-not-loaded")) << "nouveau-bound already explains it";
+  expect_goldens("nouveau-rtx4090", c, r);
 }
 
 TEST(ScenarioUpgrade, DriverUpgradedWithoutReboot) {
@@ -212,6 +208,9 @@ TEST(ScenarioUpgrade, DriverUpgradedWithoutReboot) {
   EXPECT_EQ(f["fix"]["commands"][0], ::geteuid() == 0 ? "reboot" : "sudo reboot") << "root needs no sudo";
   EXPECT_FALSE(c.has("nvml-error")) << "the mismatch finding carries NVML's answer";
   EXPECT_FALSE(c.has("nvml-error-explained-above"));
+  // libcuda fails as the real one does on a mismatch, not with a working H100.
+  EXPECT_EQ(c.report["runtime"]["driver_api"]["init"]["code"], 803);
+  expect_goldens("driver-upgraded-without-reboot", c, r);
 }
 
 TEST(ScenarioContainer, DockerStartedWithoutGpus) {
@@ -235,6 +234,7 @@ TEST(ScenarioContainer, DockerStartedWithoutGpus) {
   EXPECT_FALSE(c.has("device-nodes-missing"));
   EXPECT_FALSE(c.has("device-nodes-created-on-demand"));
   EXPECT_FALSE(c.has("driver-library-missing"));
+  expect_goldens("docker-without-gpus", c, r);
 }
 
 TEST(ScenarioContainer, KubernetesPodWithoutGpuRequest) {
@@ -249,6 +249,7 @@ TEST(ScenarioContainer, KubernetesPodWithoutGpuRequest) {
   const auto f = c.finding("container-no-gpu-access");
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_TRUE(contains(f["fix"]["text"], "nvidia.com/gpu"));
+  expect_goldens("kubernetes-without-gpu-request", c, r);
 }
 
 TEST(ScenarioNodes, SomeNodesMissingAndNoUvm) {
@@ -259,17 +260,20 @@ TEST(ScenarioNodes, SomeNodesMissingAndNoUvm) {
   add_proc_modules(r, {"nvidia_drm", "nvidia_modeset", "nvidia"});
   ASSERT_TRUE(r.char_device("/dev/nvidiactl", 195, 255, 0666));
   ASSERT_TRUE(r.char_device("/dev/nvidia0", 195, 0, 0666));
-  const auto c = check_root(r, {}, h100_nvml(2));
+  // Without nvidia-uvm cuInit fails with 999, as the finding says.
+  auto env = h100_nvml(2);
+  env["CUDA_SIM_MODE"] = "unknown_error";
+  const auto c = check_root(r, {}, env);
   EXPECT_EQ(c.json_run.exit_code, 1);
   const auto nodes = c.finding("device-nodes-missing");
   ASSERT_FALSE(nodes.is_null()) << c.ids();
   EXPECT_EQ(nodes["severity"], "error");
-  EXPECT_TRUE(contains(nodes["title"], "/dev/nvidiaN for 1 of 2 GPUs")) << nodes["title"];
   const auto uvm = c.finding("uvm-module-not-loaded");
   ASSERT_FALSE(uvm.is_null());
   EXPECT_EQ(uvm["severity"], "error");
   EXPECT_TRUE(contains(joined_evidence(uvm), "/dev/nvidia-uvm: missing"));
-  EXPECT_TRUE(contains(c.text_run.out, "$ modprobe nvidia-uvm")) << "device nodes need root, who needs no sudo";
+  EXPECT_EQ(uvm["fix"]["commands"][0], "modprobe nvidia-uvm") << "device nodes need root, who needs no sudo";
+  expect_goldens("nodes-missing-no-uvm", c, r);
 }
 
 TEST(ScenarioNodes, SetuidHelperMakesMissingNodesAWarning) {
@@ -284,6 +288,7 @@ TEST(ScenarioNodes, SetuidHelperMakesMissingNodesAWarning) {
   EXPECT_FALSE(c.has("device-nodes-missing"));
   EXPECT_FALSE(c.has("uvm-module-not-loaded"));
   EXPECT_EQ(c.json_run.exit_code, 0) << c.ids();
+  expect_goldens("nodes-missing-setuid-helper", c, r);
 }
 
 TEST(ScenarioNodes, NodesThisUserMayNotOpen) {
@@ -292,15 +297,22 @@ TEST(ScenarioNodes, NodesThisUserMayNotOpen) {
   FixtureRoot r;
   build_h100_server(r, 1);
   ASSERT_TRUE(add_device_nodes(r, 1, 0660));
+  // A user who may not open the nodes gets no device from cuInit.
+  auto env = h100_nvml(1);
+  env["CUDA_SIM_MODE"] = "no_device";
   Checked c;
-  c.json_run = run_cudoctor({"--root", r.path().string(), "--runtime", "--json"}, h100_nvml(1),
+  c.json_run = run_cudoctor({"--root", r.path().string(), "--runtime", "--json"}, env,
                             {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
-  c.report = nlohmann::json::parse(c.json_run.out);
-  EXPECT_EQ(c.json_run.exit_code, 1);
+  c.report = nlohmann::json::parse(c.json_run.out, nullptr, false);
+  ASSERT_FALSE(c.report.is_discarded()) << "no JSON report; exit " << c.json_run.exit_code << ", signal "
+                                        << c.json_run.signal << "\nstdout: " << c.json_run.out
+                                        << "\nstderr: " << c.json_run.err;
+  EXPECT_EQ(c.json_run.exit_code, 1) << c.json_run.err;
   const auto f = c.finding("device-nodes-not-permitted");
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_TRUE(contains(joined_evidence(f), "/dev/nvidiactl: crw-rw---- uid 0 gid 0"));
   EXPECT_TRUE(contains(joined_evidence(f), "user uid 65534 groups 65534"));
+  expect_goldens("nodes-not-permitted", c, r);
 }
 
 TEST(ScenarioModule, SecureBootKeepsDkmsModuleOut) {
@@ -314,7 +326,10 @@ TEST(ScenarioModule, SecureBootKeepsDkmsModuleOut) {
   EXPECT_EQ(c.report["verdict"]["break_finding"], "module-blocked-by-secure-boot") << c.ids();
   const auto f = c.finding("module-blocked-by-secure-boot");
   EXPECT_TRUE(contains(joined_evidence(f), "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c: value 1"));
-  EXPECT_TRUE(contains(c.text_run.out, "mokutil --import"));
+  bool mok = false;
+  for (const auto& cmd : f["fix"]["commands"]) mok = mok || contains(cmd, "mokutil --import");
+  EXPECT_TRUE(mok) << f["fix"];
+  expect_goldens("secure-boot-blocks-dkms", c, r);
 }
 
 TEST(ScenarioModule, BlacklistNamesFileAndLine) {
@@ -330,6 +345,7 @@ TEST(ScenarioModule, BlacklistNamesFileAndLine) {
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_TRUE(contains(joined_evidence(f), "/etc/modprobe.d/blacklist-nvidia.conf:4: blacklist nvidia"));
   EXPECT_EQ(c.json_run.exit_code, 1);
+  expect_goldens("module-blacklisted", c, r);
 }
 
 TEST(ScenarioModule, NoModuleBuiltForRunningKernel) {
@@ -342,7 +358,9 @@ TEST(ScenarioModule, NoModuleBuiltForRunningKernel) {
   const auto c = check_root(r);
   const auto f = c.finding("nvidia-module-not-loaded");
   ASSERT_FALSE(f.is_null()) << c.ids();
-  EXPECT_TRUE(contains(f["detail"], "No nvidia.ko is installed for the running kernel 6.8.0-40-generic"));
+  EXPECT_EQ(c.report["host"]["kernel"], "6.8.0-40-generic");
+  EXPECT_TRUE(c.report["driver"]["module_files"].empty()) << "none for the running kernel";
+  expect_goldens("no-module-for-kernel", c, r);
 }
 
 TEST(ScenarioNvml, CrashHangAndExitBecomeFindings) {
@@ -385,6 +403,7 @@ TEST(ScenarioWsl, Wsl2WithWindowsDriver) {
   EXPECT_TRUE(c.has("wsl-gpu-device"));
   EXPECT_TRUE(c.has("nvml-ok"));
   EXPECT_FALSE(c.has("no-nvidia-gpu")) << "WSL2 shows no PCI GPU by design";
+  expect_goldens("wsl2", c, r);
 }
 
 TEST(ScenarioWsl, Wsl2WithoutDxg) {
@@ -393,6 +412,7 @@ TEST(ScenarioWsl, Wsl2WithoutDxg) {
   const auto c = check_root(r);
   EXPECT_EQ(c.report["verdict"]["break_finding"], "wsl-no-gpu-device") << c.ids();
   EXPECT_EQ(c.json_run.exit_code, 1);
+  expect_goldens("wsl2-without-dxg", c, r);
 }
 
 TEST(ScenarioDriverVsGpu, Rtx5090LeftUnboundByDriver550) {
@@ -408,6 +428,7 @@ TEST(ScenarioDriverVsGpu, Rtx5090LeftUnboundByDriver550) {
   EXPECT_TRUE(contains(f["title"], "Driver 550.54.14 is older than GPU 0000:01:00.0")) << f["title"];
   EXPECT_TRUE(contains(f["title"], "needs ≥ 570.26"));
   EXPECT_FALSE(c.has("gpu-not-bound"));
+  expect_goldens("rtx5090-driver-550", c, r);
 }
 
 TEST(ScenarioDriverVsGpu, TeslaK80OnDriver535) {
@@ -420,6 +441,7 @@ TEST(ScenarioDriverVsGpu, TeslaK80OnDriver535) {
   const auto f = c.finding("driver-too-new-for-gpu");
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_TRUE(contains(f["title"], "Kepler: last branch R470"));
+  expect_goldens("k80-driver-535", c, r);
 }
 
 }  // namespace

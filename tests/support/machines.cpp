@@ -210,14 +210,8 @@ bool add_cuda13_toolkit_runtime(FixtureRoot& r) {
   return true;
 }
 
-std::string host_pci_ids() {
-  for (const char* p : {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids"})
-    if (fs::exists(p)) return p;
-  return "";
-}
-
 void add_pci_ids(FixtureRoot& r) {
-  if (const auto p = host_pci_ids(); !p.empty()) r.copy("/usr/share/misc/pci.ids", p);
+  r.copy("/usr/share/misc/pci.ids", std::string(CUDOCTOR_FIXTURES_DIR) + "/pci.ids");
 }
 
 }  // namespace cudoctor::testing

@@ -73,8 +73,8 @@ bool add_cuda13_toolkit_runtime(FixtureRoot& r);
 
 // The simulated NVML library built with the tests.
 std::string nvml_sim_library();
-// The machine's pci.ids, if it has one ("" otherwise).
-std::string host_pci_ids();
+// /usr/share/misc/pci.ids: the excerpt in tests/fixtures/pci.ids (the devices the scenarios
+// use), so names in reports do not depend on the host's pci.ids or its version.
 void add_pci_ids(FixtureRoot& r);
 
 }  // namespace cudoctor::testing

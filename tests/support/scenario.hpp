@@ -5,12 +5,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "fixture_root.hpp"
+#include "golden.hpp"
 #include "run_cli.hpp"
 
 namespace cudoctor::testing {
@@ -66,6 +68,23 @@ inline Checked check_root(const FixtureRoot& root, std::vector<std::string> extr
   targs.insert(targs.end(), extra.begin(), extra.end());
   c.text_run = run_cudoctor(targs, env);
   return c;
+}
+
+// Compares c's text report and JSON report, normalised, with tests/golden/machines/<name>.txt
+// and <name>.json. Goldens are recorded as root: a normal user's fixes carry sudo and its
+// scenarios lack device nodes, so there they are not compared (and the test says so).
+inline void expect_goldens(const std::string& name, const Checked& c, const FixtureRoot& r) {
+  if (::geteuid() != 0) {
+    std::cout << "goldens for " << name << " not compared: they are recorded as root\n";
+    return;
+  }
+  const auto root = r.path().string();
+  if (!c.text_run.out.empty()) {
+    const auto text = check_golden("machines/" + name + ".txt", normalised_text(c.text_run.out, root));
+    EXPECT_TRUE(text.empty()) << text;
+  }
+  const auto json = check_golden("machines/" + name + ".json", normalised_report(c.report, root).dump(2) + "\n");
+  EXPECT_TRUE(json.empty()) << json;
 }
 
 inline bool contains(const std::string& haystack, const std::string& needle) {

@@ -2,8 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include "frozen_kb.hpp"
+
+// Planner logic on the knowledge base frozen under tests/fixtures/kb/: a release added to the
+// live data/ changes none of these expectations.
 namespace cudoctor::plan {
 namespace {
+
+const kb::KnowledgeBase& frozen() {
+  return testing::frozen_kb();
+}
 
 util::Version v(const char* s) {
   return *util::Version::parse(s);
@@ -27,7 +35,7 @@ TEST(Plan, ArticleLaptopOnDriver535) {
   Inputs in;
   in.cc = v("8.9");
   in.driver = v("535.104.05");
-  const auto p = make_plan(in, kb::builtin());
+  const auto p = make_plan(in, frozen());
   EXPECT_EQ(p.architecture, "Ada Lovelace");
   EXPECT_EQ(p.driver_max_cuda->str(), "12.2");
   EXPECT_EQ(toolkit(p, "12.2"), Fit::works);
@@ -73,7 +81,7 @@ TEST(Plan, Rtx5090OnDriver550RunsNothing) {
   Inputs in;
   in.cc = v("12.0");
   in.driver = v("550.54.14");
-  const auto p = make_plan(in, kb::builtin());
+  const auto p = make_plan(in, frozen());
   EXPECT_FALSE(p.driver_runs_gpu);
   for (const auto& b : p.builds) EXPECT_EQ(b.fit, Fit::no) << b.display << " " << b.release;
   EXPECT_NE(p.headline.find("570.26"), std::string::npos) << p.headline;
@@ -90,7 +98,7 @@ TEST(Plan, Rtx5090OnDriver550RunsNothing) {
 TEST(Plan, Kepler35KeepsOldToolkitsAndBuilds) {
   Inputs in;
   in.cc = v("3.5");
-  const auto p = make_plan(in, kb::builtin());
+  const auto p = make_plan(in, frozen());
   EXPECT_EQ(toolkit(p, "11.8"), Fit::works);
   EXPECT_EQ(toolkit(p, "12.0"), Fit::no);
   for (const auto& b : p.builds) {
@@ -111,7 +119,7 @@ TEST(Plan, PtxOnlyNeedsTheNativeDriver) {
   Inputs in;
   in.cc = v("10.3");
   in.driver = v("580.159.04");
-  const auto p = make_plan(in, kb::builtin());
+  const auto p = make_plan(in, frozen());
   const auto* b = build(p, "torch", "2.10", "13.0");
   EXPECT_EQ(b->fit, Fit::works) << b->why << " (sm_100 cubin runs on 10.3)";
 }
@@ -121,7 +129,7 @@ TEST(Plan, FrameworkFilter) {
   in.cc = v("9.0");
   in.framework = "torch";
   in.framework_version = "2.5";
-  const auto p = make_plan(in, kb::builtin());
+  const auto p = make_plan(in, frozen());
   ASSERT_EQ(p.builds.size(), 3u);
   for (const auto& b : p.builds) EXPECT_EQ(b.release, "2.5");
 }
