@@ -5,7 +5,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "cudoctor/sys/fake_sys.hpp"
+#include "fake_sys.hpp"
 
 namespace cudoctor::ld {
 namespace {

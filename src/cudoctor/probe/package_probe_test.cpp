@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "cudoctor/probe/probes.hpp"
-#include "cudoctor/sys/fake_sys.hpp"
+#include "fake_sys.hpp"
 
 namespace cudoctor::probe {
 

@@ -3,7 +3,7 @@
 
 #include "cudoctor/probe/framework_libraries.hpp"
 #include "cudoctor/probe/probes.hpp"
-#include "cudoctor/sys/fake_sys.hpp"
+#include "fake_sys.hpp"
 
 namespace cudoctor::probe {
 

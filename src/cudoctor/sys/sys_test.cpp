@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cudoctor/sys/fake_sys.hpp"
 #include "cudoctor/sys/paths.hpp"
 #include "cudoctor/sys/root_sys.hpp"
+#include "fake_sys.hpp"
 
 namespace cudoctor::sys {
 

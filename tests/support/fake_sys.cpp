@@ -1,4 +1,4 @@
-#include "cudoctor/sys/fake_sys.hpp"
+#include "fake_sys.hpp"
 
 #include "cudoctor/sys/paths.hpp"
 
