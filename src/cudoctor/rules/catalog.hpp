@@ -1,7 +1,7 @@
 #pragma once
 // The catalog of findings, the single source of every id's layer, severity, title and next
-// step. Rules name ids through FindingId, which is checked while compiling: a misspelt id in
-// `make_finding` with an id not in the table does not build (tests/compile/ shows it).
+// step. Rules name ids through FindingId, which is checked while compiling: `make_finding`
+// with an id not in the table does not build (tests/compile/ shows it).
 #include <cstddef>
 #include <span>
 #include <string>
