@@ -6,6 +6,7 @@
 #include "cudoctor/cli/commands.hpp"
 #include "cudoctor/cli/gather.hpp"
 #include "cudoctor/cli/output.hpp"
+#include "cudoctor/compat/binary.hpp"
 #include "cudoctor/elf/fatbin.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/sys/root_sys.hpp"
@@ -28,8 +29,8 @@ int run_archs(const Options& all) {
   const auto sys = sys::make_root_sys(o.root);
   std::optional<util::Version> cc;
   if (!a.cc.empty()) {
-    cc = util::Version::parse(a.cc);
-    if (!cc || cc->parts.size() != 2) {
+    cc = compat::parse_cc(a.cc);
+    if (!cc) {
       fmt::print(stderr, "cudoctor archs: --cc {}: not a compute capability (like 8.9)\n", visible(a.cc));
       return 2;
     }

@@ -6,6 +6,7 @@
 #include "cudoctor/cli/commands.hpp"
 #include "cudoctor/cli/gather.hpp"
 #include "cudoctor/cli/output.hpp"
+#include "cudoctor/compat/binary.hpp"
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/plan/framework_arg.hpp"
 #include "cudoctor/plan/plan.hpp"
@@ -46,8 +47,8 @@ int run_plan(const Options& all) {
     in.cc = hits.front()->cc;
   }
   if (!po.cc.empty()) {
-    const auto cc = util::Version::parse(po.cc);
-    if (!cc || cc->parts.size() != 2) {
+    const auto cc = compat::parse_cc(po.cc);
+    if (!cc) {
       fmt::print(stderr, "cudoctor plan: --cc {}: not a compute capability (like 8.9)\n", visible(po.cc));
       return 2;
     }

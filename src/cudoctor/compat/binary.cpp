@@ -13,6 +13,12 @@ util::Version Target::cc() const {
   return util::Version{{major, minor}, ""};
 }
 
+std::optional<util::Version> parse_cc(std::string_view text) {
+  auto v = util::Version::parse(text);
+  if (!v || v->parts.size() != 2) return std::nullopt;
+  return v;
+}
+
 std::optional<Target> parse_target(std::string_view text) {
   Target t;
   if (text.starts_with("sm_")) {

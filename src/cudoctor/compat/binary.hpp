@@ -46,6 +46,8 @@ struct Target {
 // "sm_90", "sm_90a", "sm_100f", "sm_120", "compute_90", "compute_100a". nullopt for anything
 // else ("sm_", "sm_9", "sm_90x", "compute_abc").
 std::optional<Target> parse_target(std::string_view text);
+// A compute capability as users write it, "8.9": major and minor, nothing more.
+std::optional<util::Version> parse_cc(std::string_view text);
 // A portable cubin or PTX target for a compute capability.
 Target cubin_for(const util::Version& cc);
 Target ptx_for(const util::Version& cc);

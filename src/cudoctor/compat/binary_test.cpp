@@ -31,6 +31,12 @@ TEST(UnitCompat, ParsesEveryTargetSpelling) {
     EXPECT_FALSE(parse_target(bad)) << bad;
 }
 
+TEST(UnitCompat, ComputeCapabilitiesAreMajorDotMinor) {
+  ASSERT_TRUE(parse_cc("8.9"));
+  EXPECT_EQ(parse_cc("12.0")->parts, (std::vector<int>{12, 0}));
+  for (const char* bad : {"", "8", "8.9.1", "sm_89", "abc", "8."}) EXPECT_FALSE(parse_cc(bad)) << bad;
+}
+
 TEST(UnitCompat, SameMajorCubinsRunOnNewerMinors) {
   // Ada Compatibility Guide 1.2: an sm_86 cubin runs on 8.9.
   const auto t = targets({"sm_37", "sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86"});
