@@ -6,12 +6,18 @@
 
 #include "cudoctor/cli/commands.hpp"
 #include "cudoctor/cli/options.hpp"
+#include "cudoctor/kb/kb.hpp"
 
 int main(int argc, char** argv) {
   using cudoctor::cli::commands;
   try {
     CLI::App app{"cudoctor: finds where the NVIDIA GPU -> driver -> CUDA -> framework chain breaks", "cudoctor"};
-    app.set_version_flag("--version", std::string("cudoctor ") + CUDOCTOR_VERSION);
+    // The built-in knowledge base's date: what it knows stops there (--kb does not change this line).
+    app.set_version_flag("--version", [] {
+      const auto& date = cudoctor::kb::builtin().date();
+      return std::string("cudoctor ") + CUDOCTOR_VERSION + ", knowledge base compiled " +
+             (date.empty() ? "(undated)" : date);
+    });
     cudoctor::cli::Options o;
     cudoctor::cli::add_common_options(app, o.common);
     app.fallthrough();

@@ -50,6 +50,30 @@ class Reader {
     return out;
   }
   const json& operator[](const char* key) const { return m_j[key]; }
+  // "status": one of k_statuses.
+  std::string status() const {
+    const auto s = opt_str("status");
+    for (const char* k : k_statuses)
+      if (s == k) return s;
+    fail("\"status\" is not one of secondary, unverified, planned, withdrawn: '" + s + "'");
+  }
+  // A string or a list of strings, each non-empty; empty when absent.
+  std::vector<std::string> strings(const char* key) const {
+    if (!has(key)) return {};
+    std::vector<std::string> out;
+    if (m_j[key].is_string())
+      out.push_back(m_j[key].get<std::string>());
+    else if (m_j[key].is_array())
+      for (const auto& x : m_j[key]) {
+        if (!x.is_string()) fail(std::string("\"") + key + "\" entries must be strings");
+        out.push_back(x.get<std::string>());
+      }
+    else
+      fail(std::string("\"") + key + "\" must be a string or a list of strings");
+    for (const auto& x : out)
+      if (x.empty()) fail(std::string("\"") + key + "\" has an empty entry");
+    return out;
+  }
 
  private:
   std::string m_where;
@@ -73,8 +97,9 @@ std::vector<ReturnCode> parse_codes(const std::string& file, const json& doc, co
     rc.code = r.integer("code");
     rc.name = r.str("name");
     rc.meaning = r.str("meaning");
-    rc.causes = r.opt_str("causes");
-    rc.status = r.opt_str("status");
+    rc.message = r.opt_str("message");
+    rc.causes = r.strings("causes");
+    rc.status = r.status();
     rc.source = r.sources().front();
     if (rc.meaning.empty()) r.fail("empty meaning");
     out.push_back(std::move(rc));
@@ -87,8 +112,24 @@ void parse_toolkits(const std::string& file, const json& doc, KnowledgeBase& kb,
   std::size_t i = 0;
   for (const auto& j : records(file, doc, "releases")) {
     const Reader r(file, i++, j);
-    releases.push_back({r.version("cuda"), r.str("release"), r.version("min_driver_linux"),
-                        r.opt_str("min_driver_windows"), r.sources().front()});
+    ToolkitRelease t;
+    t.cuda = r.version("cuda");
+    t.release = r.str("release");
+    // Where NVIDIA's exact minimum is not established, the branch known to support it.
+    if (r.has("min_driver_linux")) {
+      t.min_driver_linux = r.version("min_driver_linux");
+    } else {
+      if (!r.has("min_driver_branch")) r.fail("needs \"min_driver_linux\" or \"min_driver_branch\"");
+      // Written "R615" wherever it is printed: no driver is called "615".
+      const int branch = r.integer("min_driver_branch");
+      t.min_driver_linux = util::Version{{branch}, "R" + std::to_string(branch)};
+      t.min_driver_exact = false;
+    }
+    t.min_driver_windows = r.opt_str("min_driver_windows");
+    t.status = r.status();
+    t.note = r.opt_str("note");
+    t.source = r.sources().front();
+    releases.push_back(std::move(t));
   }
   i = 0;
   for (const auto& j : records(file, doc, "majors")) {
@@ -103,7 +144,8 @@ std::vector<DriverBranch> parse_branches(const std::string& file, const json& do
   std::size_t i = 0;
   for (const auto& j : records(file, doc)) {
     const Reader r(file, i++, j);
-    out.push_back({r.integer("branch"), r.version("max_cuda"), r.opt_str("status"), r.sources().front()});
+    out.push_back({r.integer("branch"), r.version("max_cuda"), r.status(), r.opt_str("kind"), r.opt_str("note"),
+                   r.sources().front()});
   }
   return out;
 }
@@ -122,8 +164,8 @@ std::vector<GpuModel> parse_gpus(const std::string& file, const json& doc) {
       r.fail("pci_id is not hex: '" + id + "'");
     }
     if (used != id.size() || v > 0xffff) r.fail("pci_id is not a 16-bit hex number: '" + id + "'");
-    out.push_back({static_cast<std::uint16_t>(v), r.str("name"), r.str("architecture"), r.version("cc"),
-                   r.opt_str("status"), r.sources().front()});
+    out.push_back({static_cast<std::uint16_t>(v), r.str("name"), r.str("architecture"), r.version("cc"), r.status(),
+                   r.sources().front()});
   }
   return out;
 }
@@ -141,7 +183,7 @@ std::vector<Architecture> parse_archs(const std::string& file, const json& doc) 
     std::size_t k = 0;
     for (const auto& cj : r["ccs"]) {
       const Reader c(file + " " + a.name + " cc", k++, cj);
-      ArchCc cc{c.version("cc"), c.version("first_cuda"), std::nullopt, c.opt_str("status")};
+      ArchCc cc{c.version("cc"), c.version("first_cuda"), std::nullopt, c.status()};
       if (c.has("last_cuda")) cc.last_cuda = c.version("last_cuda");
       a.ccs.push_back(std::move(cc));
     }
@@ -192,7 +234,11 @@ std::vector<Framework> parse_frameworks(const std::string& file, const json& doc
       rel.version = r.str("version");
       rel.cudnn = r.opt_str("cudnn");
       rel.note = r.opt_str("note");
-      rel.status = r.opt_str("status");
+      rel.status = r.status();
+      rel.date = r.opt_str("date");
+      rel.last = r.opt_str("last");
+      rel.open = r.has("open") && r["open"].is_boolean() && r["open"].get<bool>();
+      if (rel.open && rel.status == "planned") r.fail("a planned release cannot stand for later ones (\"open\")");
       rel.sources = r.sources();
       if (r.has("python")) rel.python = parse_python(r);
       if (!r.has("variants") || !r["variants"].is_array() || r["variants"].empty()) r.fail("needs \"variants\"");
@@ -214,6 +260,7 @@ std::vector<Framework> parse_frameworks(const std::string& file, const json& doc
         }
         if (v.has("ptx")) var.ptx = v.version("ptx");
         if (v.has("min_cc")) var.min_cc = v.version("min_cc");
+        if (v.has("cuda_max")) var.cuda_max = v.version("cuda_max");
         rel.variants.push_back(std::move(var));
       }
       f.releases.push_back(std::move(rel));
@@ -286,6 +333,23 @@ std::optional<KnowledgeBase>& override_slot() {
   return slot;
 }
 }  // namespace
+
+std::string causes_text(const ReturnCode& e) {
+  if (e.causes.size() == 1) return " " + e.causes.front();
+  std::string out;
+  for (std::size_t i = 0; i < e.causes.size(); ++i)
+    out += (i ? " (" : " It is usually one of: (") + std::to_string(i + 1) + ") " + e.causes[i];
+  return out;
+}
+
+bool recommendable(const FrameworkRelease& r) {
+  return r.status != "planned" && r.status != "withdrawn";
+}
+
+std::string min_driver_text(const ToolkitRelease& t) {
+  if (t.min_driver_exact) return t.min_driver_linux.str();
+  return "R" + std::to_string(t.min_driver_linux.major()) + " (exact minimum not established)";
+}
 
 std::optional<bool> supports_python(const FrameworkRelease& release, const util::Version& python) {
   if (release.python.empty()) return std::nullopt;

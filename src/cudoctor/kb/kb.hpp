@@ -20,18 +20,29 @@ struct ReturnCode {
   int code = 0;
   std::string name;     // "NVML_ERROR_DRIVER_NOT_LOADED"
   std::string meaning;  // what it means, after NVIDIA's header comments
-  std::string causes;   // the usual causes on Linux, "" when nothing beyond the meaning
-  std::string source;   // URL the name and meaning come from
-  std::string status;   // "" verified, "unverified"
+  std::string message;  // the text cudaGetErrorString / cuGetErrorString / nvmlErrorString gives, "" unknown
+  std::vector<std::string> causes;  // every usual cause on Linux, each told apart; empty: nothing beyond the meaning
+  std::string source;               // URL the name and meaning come from
+  std::string status;               // "" verified, "unverified"
 };
+
+// " " and the causes as one sentence each, for a finding's detail; "" when none.
+std::string causes_text(const ReturnCode& e);
 
 struct ToolkitRelease {
   util::Version cuda;   // 12.2
   std::string release;  // "CUDA 12.2 Update 2"
+  // The minimum Linux driver. When NVIDIA's exact figure is not established, the first version
+  // of the branch known to support the release (min_driver_exact false): "615".
   util::Version min_driver_linux;
+  bool min_driver_exact = true;
   std::string min_driver_windows;  // "" when NVIDIA lists none
+  std::string status;              // "" primary source, "secondary" (see kb::k_statuses)
+  std::string note;
   std::string source;
 };
+// The minimum driver as a reader should see it: "610.43.02", or "R615 (exact minimum not established)".
+std::string min_driver_text(const ToolkitRelease& t);
 
 struct CudaMajor {
   int major = 0;
@@ -43,6 +54,8 @@ struct DriverBranch {
   int branch = 0;
   util::Version max_cuda;
   std::string status;
+  std::string kind;  // "New Feature Branch", "Production Branch", "Long Term Support Branch", "" unknown
+  std::string note;
   std::string source;
 };
 
@@ -76,7 +89,15 @@ struct FrameworkVariant {
   std::optional<util::Version> min_cc;              // a published minimum instead of a list
   std::string install;
   std::string arch_status;  // "unverified" when the arch list is not from the release itself
+  // For a build that compiles its kernels with the CUDA it finds at run time (CuPy), the newest
+  // CUDA it accepts: what can be compiled for a GPU is bounded by that one, not by `cuda`.
+  std::optional<util::Version> cuda_max;
 };
+
+// A record's status: "" (released, from primary sources), "secondary" (released, on secondary
+// sources only), "unverified" (not checked against any source), "planned" (announced, not
+// released), "withdrawn" (pulled after release). Anything else is a load error.
+inline constexpr const char* k_statuses[] = {"", "secondary", "unverified", "planned", "withdrawn"};
 
 struct FrameworkRelease {
   std::string version;
@@ -84,9 +105,21 @@ struct FrameworkRelease {
   std::string cudnn;
   std::string note;
   std::string status;
+  std::string date;  // release date (planned: the announced one), "" unknown
+  // The last minor release this record stands for ("1.26" for onnxruntime 1.19–1.26); "" the
+  // version alone. open: it also stands for every later release (the newest line of a package).
+  std::string last;
+  bool open = false;
   std::vector<std::string> sources;
   std::vector<std::string> python;  // CPython minor versions with published wheels, oldest first; empty = unknown
 };
+
+// A release record's version as major.minor ("2.5", "1.19"), nullopt for records that name a
+// package line ("cuda13", "cupy-cuda12x").
+std::optional<util::Version> release_minor(const std::string& version);
+
+// Whether a release may be recommended: released (or on secondary sources), not planned or withdrawn.
+bool recommendable(const FrameworkRelease& r);
 
 // Whether the release publishes wheels for this Python (its major.minor; the patch is ignored).
 // nullopt when the knowledge base does not know the release's Python versions.
@@ -136,6 +169,8 @@ class KnowledgeBase {
   // --- queries for the rules and the planner
   // The minimum Linux driver of the first release (GA) of CUDA major.minor; nullopt if unknown.
   std::optional<util::Version> min_driver_for_cuda(const util::Version& cuda) const;
+  // The first release (GA) record of CUDA major.minor, whose minimum driver that is; nullptr if unknown.
+  const ToolkitRelease* first_release_of(const util::Version& cuda) const;
   // The driver floor of minor-version compatibility for a CUDA major (11 and later).
   std::optional<util::Version> minor_compat_floor(int major) const;
   // native: the driver supports the runtime outright; minor_compat: it runs through
@@ -146,11 +181,22 @@ class KnowledgeBase {
   std::optional<util::Version> max_cuda_for_driver(const util::Version& driver) const;
   // The newest toolkit release whose minimum driver this driver meets.
   const ToolkitRelease* newest_toolkit_for_driver(const util::Version& driver) const;
+  // The newest branch in the table; a driver of a later branch is beyond what the knowledge
+  // base knows (max_cuda_for_driver then gives a floor, not a limit).
+  const DriverBranch* newest_branch() const;
+  bool driver_beyond_kb(const util::Version& driver) const;
+  // The newest CUDA minor in the toolkit table; a newer one is beyond the knowledge base.
+  std::optional<util::Version> newest_cuda() const;
+  // The release record an installed version falls under ("2.5.1" -> 2.5; "1.22.0" -> the
+  // 1.19–1.26 record), nullptr when none; beyond_kb() when newer than every record.
+  const FrameworkRelease* release_of(const Framework& f, const util::Version& installed) const;
+  bool release_beyond_kb(const Framework& f, const util::Version& installed) const;
   const GpuModel* gpu_by_pci_id(std::uint16_t id) const;
   // GPUs whose name matches the query ("RTX 4060 Laptop GPU", "H100 SXM"), best first.
   std::vector<const GpuModel*> find_gpus(const std::string& query) const;
   // CUDA errors, then NVML return codes, whose number or name (any case) is the query
-  // ("100", "cudaErrorNoDevice", "nvml_error_uninitialized").
+  // ("100", "cudaErrorNoDevice", "nvml_error_uninitialized"), or whose message contains it,
+  // in any case ("CUDA driver version is insufficient", "driver/library version mismatch").
   std::vector<const ReturnCode*> find_errors(const std::string& query) const;
   const Architecture* architecture_of(const util::Version& cc) const;
   const ArchCc* arch_cc(const util::Version& cc) const;
@@ -174,6 +220,9 @@ class KnowledgeBase {
   std::vector<util::Version> cuda_versions() const;
 
  private:
+  void toolkit_problems(std::vector<std::string>& p) const;
+  void framework_problems(const Framework& f, std::vector<std::string>& p) const;
+
   std::map<int, ReturnCode> m_nvml;
   std::vector<ReturnCode> m_cuda_errors;
   std::vector<ToolkitRelease> m_toolkits;

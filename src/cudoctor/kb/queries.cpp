@@ -12,10 +12,6 @@ util::Version major_minor(const util::Version& v) {
   return util::Version{{v.major(), v.minor()}, ""};
 }
 
-std::string str(const util::Version& v) {
-  return v.str();
-}
-
 // Words of a GPU name for matching: lower case, NVIDIA's brand words dropped, "laptop" and
 // "mobile" taken as one (pci.ids says "Mobile", NVIDIA's marketing says "Laptop GPU").
 std::vector<std::string> name_words(std::string_view s) {
@@ -39,58 +35,6 @@ std::vector<std::string> name_words(std::string_view s) {
 }
 
 }  // namespace
-
-std::vector<std::string> KnowledgeBase::problems() const {
-  std::vector<std::string> p;
-  // Toolkit releases: newest first, and every CUDA minor from the oldest to the newest
-  // present, except those NVIDIA never shipped.
-  for (std::size_t i = 1; i < m_toolkits.size(); ++i)
-    if (m_toolkits[i].cuda > m_toolkits[i - 1].cuda ||
-        (m_toolkits[i].cuda == m_toolkits[i - 1].cuda &&
-         m_toolkits[i].min_driver_linux > m_toolkits[i - 1].min_driver_linux))
-      p.push_back("cuda_toolkits.json: '" + m_toolkits[i].release + "' is out of order (newest first)");
-  const std::set<std::string> never_shipped = {"12.7"};  // release notes Table 3 goes 12.6 -> 12.8
-  std::set<std::pair<int, int>> have;
-  for (const auto& t : m_toolkits) have.insert({t.cuda.major(), t.cuda.minor()});
-  for (int major = 10; major <= 13; ++major) {
-    int max_minor = -1;
-    for (const auto& [ma, mi] : have)
-      if (ma == major) max_minor = std::max(max_minor, mi);
-    for (int minor = 0; minor <= max_minor; ++minor)
-      if (!have.count({major, minor}) && !never_shipped.count(std::to_string(major) + "." + std::to_string(minor)))
-        p.push_back("cuda_toolkits.json: no release of CUDA " + std::to_string(major) + "." + std::to_string(minor));
-  }
-  for (int major = 11; major <= 13; ++major)
-    if (!minor_compat_floor(major) && have.count({major, 0}))
-      p.push_back("cuda_toolkits.json: no minor-version-compatibility floor for CUDA " + std::to_string(major));
-  for (std::size_t i = 1; i < m_branches.size(); ++i)
-    if (m_branches[i].branch <= m_branches[i - 1].branch || m_branches[i].max_cuda < m_branches[i - 1].max_cuda)
-      p.push_back("driver_branches.json: branch " + std::to_string(m_branches[i].branch) +
-                  " is out of order (oldest first)");
-  std::set<std::uint16_t> ids;
-  for (const auto& g : m_gpus) {
-    if (!ids.insert(g.pci_id).second) p.push_back("gpus.json: device id " + std::to_string(g.pci_id) + " listed twice");
-    if (!architecture_of(g.cc))
-      p.push_back("gpus.json: " + g.name + " has compute capability " + str(g.cc) + " of no known architecture");
-  }
-  std::set<std::string> ccs;
-  for (const auto& a : m_archs)
-    for (const auto& c : a.ccs)
-      if (!ccs.insert(str(c.cc)).second) p.push_back("architectures.json: cc " + str(c.cc) + " listed twice");
-  std::set<std::pair<std::string, int>> codes;
-  for (const auto& e : m_cuda_errors)
-    if (!codes.insert({e.api, e.code}).second)
-      p.push_back("cuda_error_codes.json: " + e.api + " code " + std::to_string(e.code) + " listed twice");
-  for (const auto& f : m_frameworks)
-    for (const auto& r : f.releases)
-      for (const auto& v : r.variants) {
-        if (!min_driver_for_cuda(v.cuda))
-          p.push_back("frameworks.json: " + f.name + " " + r.version + " uses CUDA " + str(v.cuda) +
-                      ", not in the toolkit table");
-        if (v.install.empty()) p.push_back("frameworks.json: " + f.name + " " + r.version + " has no install command");
-      }
-  return p;
-}
 
 std::vector<std::string> KnowledgeBase::sources() const {
   std::set<std::string> s;
@@ -123,12 +67,18 @@ const Framework* KnowledgeBase::framework(const std::string& name) const {
   return nullptr;
 }
 
-std::optional<util::Version> KnowledgeBase::min_driver_for_cuda(const util::Version& cuda) const {
-  std::optional<util::Version> best;
+const ToolkitRelease* KnowledgeBase::first_release_of(const util::Version& cuda) const {
+  const ToolkitRelease* best = nullptr;
   for (const auto& t : m_toolkits)
-    if (t.cuda.major() == cuda.major() && t.cuda.minor() == cuda.minor() && (!best || t.min_driver_linux < *best))
-      best = t.min_driver_linux;
+    if (t.cuda.major() == cuda.major() && t.cuda.minor() == cuda.minor() &&
+        (!best || t.min_driver_linux < best->min_driver_linux))
+      best = &t;
   return best;
+}
+
+std::optional<util::Version> KnowledgeBase::min_driver_for_cuda(const util::Version& cuda) const {
+  if (const auto* t = first_release_of(cuda)) return t->min_driver_linux;
+  return std::nullopt;
 }
 
 std::optional<util::Version> KnowledgeBase::minor_compat_floor(int major) const {
@@ -153,8 +103,55 @@ const ToolkitRelease* KnowledgeBase::newest_toolkit_for_driver(const util::Versi
 std::optional<util::Version> KnowledgeBase::max_cuda_for_driver(const util::Version& driver) const {
   for (const auto& b : m_branches)
     if (b.branch == driver.major()) return b.max_cuda;
+  // Beyond the newest branch: at least what that branch supports (the caller says it is a floor).
+  if (driver_beyond_kb(driver)) return newest_branch()->max_cuda;
   if (const auto* t = newest_toolkit_for_driver(driver)) return major_minor(t->cuda);
   return std::nullopt;
+}
+
+const DriverBranch* KnowledgeBase::newest_branch() const {
+  return m_branches.empty() ? nullptr : &m_branches.back();
+}
+
+bool KnowledgeBase::driver_beyond_kb(const util::Version& driver) const {
+  const auto* b = newest_branch();
+  return b && driver.major() > b->branch;
+}
+
+std::optional<util::Version> KnowledgeBase::newest_cuda() const {
+  const auto all = cuda_versions();
+  if (all.empty()) return std::nullopt;
+  return all.front();
+}
+
+std::optional<util::Version> release_minor(const std::string& version) {
+  const auto v = util::Version::parse(version);
+  if (!v || v->parts.size() < 2) return std::nullopt;
+  return major_minor(*v);
+}
+
+const FrameworkRelease* KnowledgeBase::release_of(const Framework& f, const util::Version& installed) const {
+  const auto want = major_minor(installed);
+  for (const auto& r : f.releases) {
+    const auto first = release_minor(r.version);
+    if (!first) continue;
+    const auto last = r.last.empty() ? first : release_minor(r.last);
+    if (want == *first || (want > *first && ((last && want <= *last) || r.open))) return &r;
+  }
+  return nullptr;
+}
+
+bool KnowledgeBase::release_beyond_kb(const Framework& f, const util::Version& installed) const {
+  const auto want = major_minor(installed);
+  bool any = false;
+  for (const auto& r : f.releases) {
+    const auto first = release_minor(r.version);
+    if (!first) continue;
+    any = true;
+    const auto last = r.last.empty() ? first : release_minor(r.last);
+    if (r.open || want <= *first || (last && want <= *last)) return false;
+  }
+  return any;
 }
 
 const GpuModel* KnowledgeBase::gpu_by_pci_id(std::uint16_t id) const {
@@ -192,12 +189,22 @@ std::vector<const GpuModel*> KnowledgeBase::find_gpus(const std::string& query) 
 
 std::vector<const ReturnCode*> KnowledgeBase::find_errors(const std::string& query) const {
   std::vector<const ReturnCode*> hits;
-  const auto code = util::parse_int(query);
-  const auto name = util::to_lower(query);
+  const auto code = util::parse_int(util::trim(query));
+  const auto text = util::to_lower(util::trim(query));
+  // By message: the query is part of a message, or a pasted line holds a whole message (one
+  // long enough not to be a common phrase: "no error", "Success").
+  const auto message_matches = [&](const ReturnCode& e) {
+    if (code || text.size() < 4 || e.message.empty()) return false;
+    const auto m = util::to_lower(e.message);
+    return m.find(text) != std::string::npos || (m.size() >= 12 && text.find(m) != std::string::npos);
+  };
+  const auto matches = [&](int c, const ReturnCode& e) {
+    return (code && c == *code) || util::to_lower(e.name) == text || message_matches(e);
+  };
   for (const auto& e : m_cuda_errors)
-    if ((code && e.code == *code) || util::to_lower(e.name) == name) hits.push_back(&e);
+    if (matches(e.code, e)) hits.push_back(&e);
   for (const auto& [c, e] : m_nvml)
-    if ((code && c == *code) || util::to_lower(e.name) == name) hits.push_back(&e);
+    if (matches(c, e)) hits.push_back(&e);
   return hits;
 }
 
@@ -229,6 +236,7 @@ std::vector<util::Version> KnowledgeBase::ccs_not_run_by(const util::Version& dr
       if ((need && driver < *need) || (a.last_driver_branch && driver.major() > *a.last_driver_branch))
         out.push_back(c.cc);
     }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

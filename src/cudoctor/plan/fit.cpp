@@ -36,7 +36,7 @@ std::string driver_vs_gpu_text(const kb::KnowledgeBase& kb, const util::Version&
 }
 
 BuildFit fit_build(const kb::KnowledgeBase& kb, const Machine& m, const util::Version& cuda,
-                   const std::optional<kb::Kernels>& kernels) {
+                   const std::optional<kb::Kernels>& kernels, const std::optional<util::Version>& compile_cuda) {
   BuildFit b;
   const auto native = kb.min_driver_for_cuda(cuda);
   const auto floor = kb.minor_compat_floor(cuda.major());
@@ -58,11 +58,12 @@ BuildFit fit_build(const kb::KnowledgeBase& kb, const Machine& m, const util::Ve
     } else {
       // No list: the build holds at most what its toolkit could compile.
       b.toolkit_bound = true;
-      const auto bound = compat::runs_on(kb.toolkit_targets(cuda), *m.cc);
+      const auto& compiler = compile_cuda ? *compile_cuda : cuda;
+      const auto bound = compat::runs_on(kb.toolkit_targets(compiler), *m.cc);
       if (!bound.runs()) {
         b.fit = Fit::no;
         b.stop = Stop::kernels;
-        b.why = fmt::format("no kernels for {}: CUDA {} cannot compile for it", sm(*m.cc), cuda.str());
+        b.why = fmt::format("no kernels for {}: CUDA {} cannot compile for it", sm(*m.cc), compiler.str());
         return b;
       }
       b.kernels_unknown = true;

@@ -42,9 +42,11 @@ struct BuildFit {
 };
 
 // kernels: the build's targets (its binaries' fatbins, or its published list); nullopt when
-// unknown, in which case what its CUDA toolkit can compile for the GPU bounds the answer.
+// unknown, in which case what a CUDA toolkit can compile for the GPU bounds the answer: that of
+// compile_cuda for a build that compiles with the newest CUDA it accepts (CuPy), else `cuda`.
 BuildFit fit_build(const kb::KnowledgeBase& kb, const Machine& m, const util::Version& cuda,
-                   const std::optional<kb::Kernels>& kernels);
+                   const std::optional<kb::Kernels>& kernels,
+                   const std::optional<util::Version>& compile_cuda = std::nullopt);
 
 // Why this driver runs no CUDA at all on this GPU, "" when it can (kb::driver_vs_cc in words).
 std::string driver_vs_gpu_text(const kb::KnowledgeBase& kb, const util::Version& driver, const util::Version& cc);

@@ -73,6 +73,15 @@ void plan_toolkits(Plan& p, const kb::KnowledgeBase& kb) {
       }
     }
     if (t.fit != Fit::no && !reach.empty()) t.why = t.why.empty() ? reach : reach + "; " + t.why;
+    // What the minimum driver rests on, when it is less than NVIDIA's own table.
+    if (const auto* ga = kb.first_release_of(cuda); ga && (!ga->min_driver_exact || !ga->status.empty())) {
+      const auto basis =
+          !ga->min_driver_exact
+              ? fmt::format("minimum driver: {}, exact minimum not established{}", ga->min_driver_linux.str(),
+                            ga->status.empty() ? "" : " (" + ga->status + " sources)")
+              : fmt::format("minimum driver {} from {} sources", ga->min_driver_linux.str(), ga->status);
+      t.why = t.why.empty() ? basis : t.why + "; " + basis;
+    }
     p.toolkits.push_back(std::move(t));
   }
 }
@@ -112,6 +121,7 @@ void plan_build(Plan& p, const kb::KnowledgeBase& kb, const kb::Framework& f, co
   b.cuda = v.cuda;
   b.install = v.install;
   b.arch_unverified = !v.arch_status.empty();
+  b.status = r.status;
   auto kernels = kb::kernels(v);
   if (p.in.cc && !kernels) {
     const auto [other, label] = stand_in(f, r, v);
@@ -120,7 +130,7 @@ void plan_build(Plan& p, const kb::KnowledgeBase& kb, const kb::Framework& f, co
       b.arch_inferred_from = label;
     }
   }
-  const auto fit = fit_build(kb, Machine{p.in.cc, p.in.driver, false}, v.cuda, kernels);
+  const auto fit = fit_build(kb, Machine{p.in.cc, p.in.driver, false}, v.cuda, kernels, v.cuda_max);
   b.fit = fit.fit;
   b.why = fit.why;
   b.unlock_driver = fit.unlock_driver;
@@ -140,6 +150,15 @@ void plan_build(Plan& p, const kb::KnowledgeBase& kb, const kb::Framework& f, co
     b.unlock_driver.reset();
     b.why = fmt::format("no wheel for Python {}.{} (wheels for {}–{})", p.in.python->major(), p.in.python->minor(),
                         r.python.front(), r.python.back());
+  }
+  // A planned or withdrawn release is never recommended, whatever it would run on.
+  if (!kb::recommendable(r)) {
+    b.fit = Fit::no;
+    b.unlock_driver.reset();
+    b.why = r.status == "planned" ? fmt::format("planned, not released by {}{}",
+                                                p.kb_date.empty() ? "the knowledge base's date" : p.kb_date,
+                                                r.date.empty() ? "" : " (announced for " + r.date + ")")
+                                  : "withdrawn" + (r.note.empty() ? std::string() : ": " + r.note);
   }
   // A GPU the driver cannot run is the driver's to fix; a legacy GPU's branch is final.
   if (fit.stop == Stop::driver_vs_gpu && p.gpu_last_branch && p.in.driver->major() > *p.gpu_last_branch)
@@ -205,8 +224,12 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
     if (p.architecture.empty())
       p.notes.push_back(fmt::format("compute capability {} is not in the knowledge base", in.cc->str()));
   }
+  p.kb_date = kb.date();
   if (in.driver) {
-    p.driver_max_cuda = kb.max_cuda_for_driver(*in.driver);
+    if (kb.driver_beyond_kb(*in.driver))
+      p.driver_cuda_at_least = kb.max_cuda_for_driver(*in.driver);
+    else
+      p.driver_max_cuda = kb.max_cuda_for_driver(*in.driver);
     p.driver_runs_gpu = driver_vs_gpu(p, kb).empty();
   }
   if (in.toolkits) plan_toolkits(p, kb);
@@ -232,7 +255,9 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
          ++j)
       if (rank(p.builds[j].fit) > rank(p.builds[best].fit)) best = j;
     p.builds[best].best_of_release = true;
-    ++releases;
+    // A planned or withdrawn release is shown, but is not one that could run.
+    const auto& status = p.builds[best].status;
+    if (status != "planned" && status != "withdrawn") ++releases;
     if (p.builds[best].fit != Fit::no) ++works;
     i = j;
   }

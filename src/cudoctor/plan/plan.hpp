@@ -48,6 +48,7 @@ struct BuildLine {
   bool same_major_cubin = false;               // runs through an older cubin of the GPU's major (sm_86 on sm_89)
   std::optional<util::Version> unlock_driver;  // the driver that would make it run, when only the driver stops it
   bool best_of_release = false;  // the release's build to show: native over compat over none, then newest CUDA
+  std::string status;            // the release's status in the knowledge base (kb::k_statuses)
 };
 
 struct Unlock {
@@ -60,7 +61,10 @@ struct Plan {
   std::string architecture;                      // "Ada Lovelace", "" unknown
   std::optional<util::Version> gpu_min_driver;   // the oldest driver that runs this GPU
   std::optional<int> gpu_last_branch;            // the newest driver branch that still supports it
-  std::optional<util::Version> driver_max_cuda;  // natively
+  std::optional<util::Version> driver_max_cuda;  // natively; unset when the driver is beyond the knowledge base
+  // The driver is newer than every branch in the knowledge base: it supports at least this CUDA natively.
+  std::optional<util::Version> driver_cuda_at_least;
+  std::string kb_date;  // the knowledge base's date, for what it does not know
   std::optional<util::Version> driver_compat_major_floor;
   bool driver_runs_gpu = true;        // false: nothing can run until the driver changes
   std::string headline;               // one sentence

@@ -34,6 +34,8 @@ std::string flags(const plan::BuildLine& b) {
   if (b.arch_unknown) s += " (arch list not published)";
   if (!b.arch_inferred_from.empty() && b.fit != Fit::no) s += " (archs as " + visible(b.arch_inferred_from) + ")";
   if (b.arch_unverified) s += " (arch list unverified)";
+  if (b.status == "secondary" && b.fit != Fit::no) s += " (release on secondary sources)";
+  if (b.status == "unverified" && b.fit != Fit::no) s += " (release unverified)";
   return s;
 }
 
@@ -74,6 +76,13 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
                          p.gpu_last_branch ? fmt::format(" and no newer than the R{} branch", *p.gpu_last_branch) : ""),
              k_plan_width, "") +
         "\n";
+  if (in.driver && p.driver_cuda_at_least)
+    out += wrap(fmt::format("Driver {} is newer than every branch in the knowledge base (compiled {}): it supports at "
+                            "least CUDA {} natively; newer CUDA it may support is not known.",
+                            in.driver->str(), p.kb_date.empty() ? "undated" : visible(p.kb_date),
+                            p.driver_cuda_at_least->str()),
+                k_plan_width, "") +
+           "\n";
   for (const auto& n : p.notes) out += wrap(visible(n), k_plan_width, "") + "\n";
 
   out += "\n" + paint(c, "1", "CUDA toolkits") + "\n";
@@ -138,6 +147,8 @@ std::string plan_json(const plan::Plan& p) {
   j["gpu_min_driver"] = ver(p.gpu_min_driver);
   j["gpu_last_driver_branch"] = p.gpu_last_branch ? nlohmann::json(*p.gpu_last_branch) : nlohmann::json(nullptr);
   j["driver_max_cuda"] = ver(p.driver_max_cuda);
+  j["driver_cuda_at_least"] = ver(p.driver_cuda_at_least);
+  j["kb_date"] = p.kb_date;
   j["driver_runs_gpu"] = p.driver_runs_gpu;
   j["headline"] = p.headline;
   j["notes"] = p.notes;
@@ -156,6 +167,7 @@ std::string plan_json(const plan::Plan& p) {
                       {"arch_unknown", b.arch_unknown},
                       {"arch_unverified", b.arch_unverified},
                       {"arch_inferred_from", b.arch_inferred_from},
+                      {"status", b.status.empty() ? "released" : b.status},
                       {"unlock_driver", ver(b.unlock_driver)}});
   auto& un = j["unlocks"] = nlohmann::json::array();
   for (const auto& u : p.unlocks) un.push_back({{"driver", u.driver.str()}, {"what", u.what}});

@@ -72,7 +72,7 @@ void nvml_error_rule(const View& v, const kb::KnowledgeBase& kb, bool explained_
   f.title = fmt::format("NVML: {} ({})", n.init_error_string.empty() ? "nvmlInit failed" : n.init_error_string, name);
   if (rc) {
     f.detail = rc->meaning + ".";
-    if (!rc->causes.empty()) f.detail += " " + rc->causes;
+    f.detail += kb::causes_text(*rc);
   }
   if (explained_above) f.detail += " Here this follows from the finding above.";
   f.evidence.push_back(fmt::format("{}: nvmlInit_v2() = {} {} \"{}\"", lib, n.init_code, name, n.init_error_string));

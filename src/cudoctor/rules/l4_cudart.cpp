@@ -71,8 +71,7 @@ void answer_rules(const view::Machine& m, const kb::KnowledgeBase& kb, const Cud
   } else if (code != 0) {
     auto f = make_finding("cuda-runtime-failed");
     f.title = fmt::format("{}: cudaGetDeviceCount = {}", who, call_text(c.device_count_call, kb, "runtime"));
-    if (const auto* e = kb.cuda_error("runtime", code))
-      f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
+    if (const auto* e = kb.cuda_error("runtime", code)) f.detail = e->meaning + kb::causes_text(*e);
     f.evidence.push_back(evidence);
     out.push_back(std::move(f));
   } else if (c.set_device.code > 0) {

@@ -151,8 +151,7 @@ void init_failed_rule(const view::Machine& m, const kb::KnowledgeBase& kb, const
                       const std::string& evidence, std::vector<Finding>& out) {
   auto f = make_finding("cuda-init-failed");
   f.title = fmt::format("cuInit fails: {}", call_text(d.init, kb, "driver"));
-  if (const auto* e = kb.cuda_error("driver", d.init.code))
-    f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
+  if (const auto* e = kb.cuda_error("driver", d.init.code)) f.detail = e->meaning + kb::causes_text(*e);
   f.evidence.push_back(evidence);
   f.fix = {"Read the kernel log for NVRM errors.", {}, {kernel_log(m, "-e NVRM -e xid")}};
   out.push_back(std::move(f));
@@ -184,8 +183,7 @@ void devices_rules(const view::Machine& m, const kb::KnowledgeBase& kb, const Dr
       auto f = make_finding("cuda-context-failed");
       f.title =
           fmt::format("No CUDA context on GPU {} {}: {}", dev.index, dev.name, call_text(dev.context, kb, "driver"));
-      if (const auto* e = kb.cuda_error("driver", dev.context.code))
-        f.detail = e->meaning + (e->causes.empty() ? "" : " " + e->causes);
+      if (const auto* e = kb.cuda_error("driver", dev.context.code)) f.detail = e->meaning + kb::causes_text(*e);
       f.evidence.push_back(evidence);
       f.fix = {"See which processes hold the GPU and its compute mode.", {}, {}};
       add_smi(m, f.fix.checks, "--query-compute-apps=pid,process_name,used_memory --format=csv");

@@ -13,6 +13,8 @@ std::vector<Finding> run_all(const snapshot::Snapshot& snap, const kb::Knowledge
   out.insert(out.end(), toolkit.begin(), toolkit.end());
   auto frameworks = framework_rules(m, kb);
   out.insert(out.end(), frameworks.begin(), frameworks.end());
+  auto coverage = kb_coverage_rules(m, kb);
+  out.insert(out.end(), coverage.begin(), coverage.end());
   auto runtime = runtime_rules(m, kb);
   out.insert(out.end(), runtime.begin(), runtime.end());
   // Layer order, keeping each family's causal order within a layer.

@@ -17,6 +17,8 @@ std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBas
 std::vector<Finding> toolkit_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
 std::vector<Finding> framework_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
 std::vector<Finding> runtime_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
+// What the knowledge base does not know here (info findings of L1-L3, with its date).
+std::vector<Finding> kb_coverage_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
 
 // Every family in layer order.
 std::vector<Finding> run_all(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);

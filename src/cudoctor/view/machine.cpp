@@ -130,6 +130,12 @@ Machine derive(const snapshot::Snapshot& s, const kb::KnowledgeBase& kb) {
     std::optional<GpuCc> c;
     if (g.nvml)
       if (auto cc = util::Version::parse(g.nvml->compute_capability)) c = GpuCc{*cc, g.nvml->name, "NVML", &g};
+    // Then the driver API's answer for the device at the same address (a GPU newer than the
+    // knowledge base is known this way), then the knowledge base's model for its PCI id.
+    if (!c && !g.pci.address.empty())
+      for (const auto& d : s.runtime.driver_api.devices)
+        if (d.pci_bus_id == g.pci.address)
+          if (auto cc = util::Version::parse(d.compute_capability)) c = GpuCc{*cc, d.name, "CUDA driver API", &g};
     if (!c && !g.pci.address.empty())
       if (const auto* model = kb.gpu_by_pci_id(g.pci.device_id))
         c = GpuCc{model->cc, model->name, fmt::format("PCI id 10de:{:04x}", g.pci.device_id), &g};
