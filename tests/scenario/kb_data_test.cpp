@@ -110,6 +110,8 @@ TEST(ScenarioKbData, APlannedReleaseIsShownAndNeverRecommended) {
   EXPECT_EQ(planned["fit"], "no");
   EXPECT_EQ(planned["why"], "planned, not released by " + date + " (announced for 2026-10-28)");
   EXPECT_EQ(build(p, "torch", "2.14", "13.2")["status"], "released");
+  EXPECT_TRUE(contains(run_cudoctor({"kb"}).out, "PyTorch releases, 1.12 to 2.15 (2.15 planned)"))
+      << "kb says what is only planned";
   const auto only = run_cudoctor({"plan", "--cc", "9.0", "--driver", "620.70.06", "--framework", "torch==2.15"});
   EXPECT_EQ(only.exit_code, 1) << "nothing to install: " << only.out;
   EXPECT_FALSE(contains(only.out, "$ pip install")) << only.out;

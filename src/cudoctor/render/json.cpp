@@ -53,6 +53,7 @@ std::string json(const report::Report& r, const Options&) {
   j["pythons"] = j["python"]["envs"];        // the contract's top-level list, each with frameworks[]
   auto& checked = j["checked_layers"] = nlohmann::json::array();
   for (const auto l : r.checked_layers) checked.push_back(std::string(rules::to_string(l)));
+  j["knowledge_base"] = {{"date", r.kb_date}};
   auto& findings = j["findings"] = nlohmann::json::array();
   for (const auto& f : r.findings) findings.push_back(finding_json(f));
   j["verdict"] = {

@@ -22,10 +22,15 @@ std::string kb_summary(const kb::KnowledgeBase& kb, bool verbose) {
   out += fmt::format("  {:>4} driver branches, R{} to R{}, with the newest CUDA each supports\n", b.size(),
                      b.empty() ? 0 : b.front().branch, b.empty() ? 0 : b.back().branch);
   out += fmt::format("  {:>4} NVIDIA GPUs by PCI id, {} architectures\n", kb.gpus().size(), kb.architectures().size());
-  for (const auto& f : kb.frameworks())
-    out += fmt::format("  {:>4} {} releases, {} to {}\n", f.releases.size(), visible(f.display),
+  for (const auto& f : kb.frameworks()) {
+    std::string not_released;  // what is only planned, withdrawn, or on weaker sources
+    for (const auto& r : f.releases)
+      if (!r.status.empty()) not_released += (not_released.empty() ? "" : ", ") + visible(r.version + " " + r.status);
+    out += fmt::format("  {:>4} {} releases, {} to {}{}\n", f.releases.size(), visible(f.display),
                        f.releases.empty() ? "" : visible(f.releases.back().version),
-                       f.releases.empty() ? "" : visible(f.releases.front().version));
+                       f.releases.empty() ? "" : visible(f.releases.front().version),
+                       not_released.empty() ? "" : " (" + not_released + ")");
+  }
   out += fmt::format("  {:>4} CUDA runtime and driver error codes, {} NVML return codes\n", kb.cuda_errors().size(),
                      kb.nvml_return_codes().size());
   const auto sources = kb.sources();

@@ -136,6 +136,7 @@ Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb) {
   decide_causes(r.findings);
   r.verdict = judge(r.findings);
   r.snapshot = std::move(snap);
+  r.kb_date = kb.date();
   r.checked_layers = {rules::Layer::L0, rules::Layer::L1, rules::Layer::L2, rules::Layer::L3};
   if (r.snapshot.runtime.ran) {
     r.checked_layers.push_back(rules::Layer::L4);

@@ -21,6 +21,7 @@ struct Report {
   std::vector<rules::Finding> findings;
   Verdict verdict;
   std::vector<rules::Layer> checked_layers;  // the layers this version inspects
+  std::string kb_date;                       // the knowledge base the findings were judged by
 };
 
 Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb);
