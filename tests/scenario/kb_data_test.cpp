@@ -87,6 +87,10 @@ TEST(ScenarioKbData, OnnxRuntime127IsCuda13AndNeeds580) {
   EXPECT_NE(ort119["fit"], "no");
   EXPECT_EQ(ort119["install"], "pip install \"onnxruntime-gpu>=1.19,<1.27\"")
       << "an open range would let pip pick a CUDA 13 wheel on this driver";
+  // A release inside a record's range selects that record.
+  const auto one = plan_json({"--driver", "535.104.05", "--framework", "onnxruntime==1.22"}, 0);
+  ASSERT_EQ(one["builds"].size(), 1u) << one.dump(1);
+  EXPECT_EQ(one["builds"][0]["release"], "1.19");
 }
 
 TEST(ScenarioKbData, CupyCompilesWithTheNewestCudaOfItsLine) {

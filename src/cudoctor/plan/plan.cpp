@@ -235,10 +235,14 @@ Plan make_plan(const Inputs& in, const kb::KnowledgeBase& kb) {
   if (in.toolkits) plan_toolkits(p, kb);
   for (const auto& f : kb.frameworks()) {
     if (!in.framework.empty() && f.name != in.framework) continue;
+    // "2.5" selects 2.5 and its patch releases; pip's "2.5.1" selects the 2.5 row; "1.22"
+    // the record that stands for it (onnxruntime 1.19–1.26), as check finds it installed.
+    const auto wanted = util::Version::parse(in.framework_version);
+    const auto* record = wanted ? kb.release_of(f, *wanted) : nullptr;
     for (const auto& r : f.releases) {
-      // "2.5" selects 2.5 and its patch releases; pip's "2.5.1" selects the 2.5 row.
       if (!in.framework_version.empty() && r.version != in.framework_version &&
-          !r.version.starts_with(in.framework_version + ".") && !in.framework_version.starts_with(r.version + "."))
+          !r.version.starts_with(in.framework_version + ".") && !in.framework_version.starts_with(r.version + ".") &&
+          &r != record)
         continue;
       for (const auto& v : r.variants) plan_build(p, kb, f, r, v);
     }
