@@ -137,6 +137,10 @@ TEST(ScenarioKbData, ErrorsByTheMessageUsersPaste) {
   const auto nvml = run_cudoctor({"kb", "error", "Failed to initialize NVML: Driver/library version mismatch"});
   EXPECT_TRUE(contains(nvml.out, "NVML 18 NVML_ERROR_LIB_RM_VERSION_MISMATCH")) << nvml.out;
   EXPECT_EQ(run_cudoctor({"kb", "error", "the flux capacitor overheated"}).exit_code, 1);
+  // Unquoted, as a message is pasted after the command.
+  const auto words = run_cudoctor({"kb", "error", "no", "CUDA-capable", "device", "is", "detected"});
+  EXPECT_EQ(words.exit_code, 0) << words.err;
+  EXPECT_TRUE(contains(words.out, "runtime API 100 cudaErrorNoDevice")) << words.out;
 }
 
 // Both causes of 35 that `kb error` lists are real: NVIDIA's libcudart 13 answers

@@ -17,34 +17,36 @@ using util::visible;
 void add_kb_options(CLI::App& app, Options& o) {
   app.add_option("topic", o.kb.topic, "gpu, driver, toolkit or error")
       ->check(CLI::IsMember({"gpu", "driver", "toolkit", "error"}));
-  app.add_option("query", o.kb.query, "What to look up");
+  app.add_option("query", o.kb.words, "What to look up (a pasted error message need not be quoted)");
 }
 
 int run_kb(const Options& all) {
   const auto& o = all.common;
   const auto& k = all.kb;
   const auto& kb = kb::builtin();
+  std::string query;
+  for (const auto& w : k.words) query += (query.empty() ? "" : " ") + w;
   std::string out;
   if (k.topic.empty()) {
     out = render::kb_summary(kb, o.verbose);
-  } else if (k.query.empty()) {
+  } else if (query.empty()) {
     fmt::print(stderr, "cudoctor kb {}: say what to look up\n", visible(k.topic));
     return 2;
   } else if (k.topic == "gpu") {
-    out = render::kb_gpu(kb, kb.find_gpus(k.query));
+    out = render::kb_gpu(kb, kb.find_gpus(query));
   } else if (k.topic == "driver" || k.topic == "toolkit") {
-    const auto v = util::Version::parse(k.query);
+    const auto v = util::Version::parse(query);
     if (!v) {
-      fmt::print(stderr, "cudoctor kb {}: '{}' is not a version\n", visible(k.topic), visible(k.query));
+      fmt::print(stderr, "cudoctor kb {}: '{}' is not a version\n", visible(k.topic), visible(query));
       return 2;
     }
     out = k.topic == "driver" ? render::kb_driver(kb, *v) : render::kb_toolkit(kb, *v);
   } else if (k.topic == "error") {
-    out = render::kb_errors(kb.find_errors(k.query));
+    out = render::kb_errors(kb.find_errors(query));
   }
   if (out.empty()) {
     fmt::print(stderr, "cudoctor kb {}: nothing in the knowledge base matches '{}'\n", visible(k.topic),
-               visible(k.query));
+               visible(query));
     return 1;
   }
   if (!o.redact) return emit(out, 0);

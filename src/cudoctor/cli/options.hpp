@@ -54,8 +54,8 @@ struct EnvOptions {
 };
 
 struct KbOptions {
-  std::string topic;  // "", gpu, driver, error, toolkit
-  std::string query;
+  std::string topic;               // "", gpu, driver, error, toolkit
+  std::vector<std::string> words;  // the query as given: a pasted message need not be quoted
 };
 
 // Everything the command line gives: the common flags and each command's own.
