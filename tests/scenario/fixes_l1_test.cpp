@@ -164,6 +164,50 @@ TEST(ScenarioFixesL1, ComputeOrAllOrTheDefaultIsNoFinding) {
   }
 }
 
+// A CUDA 12.4.1 image (its NVIDIA_REQUIRE_CUDA, first alternatives as NVIDIA's images set it,
+// on the container's first process) on a host whose R535 driver supports CUDA 12.2: the toolkit
+// would refuse it; started with NVIDIA_DISABLE_REQUIRE=true, it runs, and CUDA in it cannot.
+TEST(ScenarioFixesL1, ContainerImageRequirementUnmetNamesTheHostDriver) {
+  FixtureRoot r;
+  build_docker_utility_only(r);
+  const std::string require =
+      "cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=unknown,driver>=470,driver<471 "
+      "brand=tesla,driver>=525,driver<526 brand=geforce,driver>=525,driver<526";
+  r.file("/proc/1/environ",
+         std::string("PATH=/usr/bin:/bin") + '\0' + "NVIDIA_REQUIRE_CUDA=" + require + '\0' +
+             "NVIDIA_DISABLE_REQUIRE=true" + '\0' + "NVIDIA_DRIVER_CAPABILITIES=compute,utility" + '\0',
+         0644);
+  const auto c = check_root(r);
+  const auto f = c.finding("container-requirement-unmet");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_EQ(f["severity"], "error");
+  EXPECT_EQ(f["title"],
+            "The image requires cuda>=12.4 (NVIDIA_REQUIRE_CUDA); the host's driver 535.104.05 (CUDA 12.2) does not "
+            "meet it");
+  EXPECT_TRUE(contains(f["detail"], "NVIDIA_DISABLE_REQUIRE=true turned that check off")) << f["detail"];
+  EXPECT_TRUE(contains(joined_evidence(f), "NVIDIA_REQUIRE_CUDA=" + require + " (/proc/1/environ)"))
+      << joined_evidence(f);
+  EXPECT_EQ(f["fix"]["text"],
+            "On the host: upgrade the driver to ≥ 550.54.14 (CUDA 12.4); or use an image built for the CUDA the "
+            "host's driver supports (≤ 12.2).");
+  EXPECT_TRUE(commands(f).empty()) << "nothing inside the container changes the host's driver";
+  EXPECT_EQ(checks(f), std::vector<std::string>{"tr '\\0' '\\n' < /proc/1/environ | grep NVIDIA_REQUIRE_CUDA"});
+  expect_all_parse(c.report);
+  // The same image on an R525 host holds only through the forward-compatibility alternatives.
+  FixtureRoot old;
+  build_docker_utility_only(old);
+  add_nvidia_kernel_version(old, "525.147.05");
+  old.file("/proc/1/environ", "NVIDIA_REQUIRE_CUDA=" + require + '\0', 0644);
+  const auto o = check_root(old);
+  EXPECT_FALSE(o.has("container-requirement-unmet")) << o.ids();
+  const auto b = o.finding("container-requirement-by-brand");
+  ASSERT_FALSE(b.is_null()) << o.ids();
+  EXPECT_EQ(b["title"],
+            "The image's NVIDIA_REQUIRE_CUDA holds on the host's driver 525.147.05 (CUDA 12.0) only through "
+            "\"brand=tesla,driver>=525,driver<526\"");
+  EXPECT_TRUE(contains(b["detail"], "error 804")) << b["detail"];
+}
+
 TEST(ScenarioFixesL1, ContainerWithoutGpusNamesTheHostCommandsInItsText) {
   FixtureRoot r;
   add_ubuntu_2204(r, "5.15.0-105-generic", "3f2a9c1b7d4e");

@@ -252,6 +252,16 @@ void read_nvidia_env(Context& ctx, snapshot::HostFacts& host) {
         break;
       }
   }
+  // Every other NVIDIA_REQUIRE_* the image sets: the toolkit checks them all.
+  if (!pid1) return;
+  for (const auto entry : util::split(*pid1, '\0')) {
+    const auto eq = entry.find('=');
+    if (!entry.starts_with("NVIDIA_REQUIRE_") || eq == std::string_view::npos) continue;
+    const auto name = std::string(entry.substr(0, eq));
+    const bool have = std::any_of(host.nvidia_env.begin(), host.nvidia_env.end(),
+                                  [&](const snapshot::EnvVar& e) { return e.name == name; });
+    if (!have) host.nvidia_env.push_back({name, std::string(entry.substr(eq + 1)), "/proc/1/environ"});
+  }
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBas
     l1::nvml_rules(v, kb, true, out);
     return out;
   }
+  l1::requirement_rule(v, kb, out);
   l1::node_rules(v, out);
   l1::library_rules(v, kb, out);
   // An error found so far explains NVML's failure.

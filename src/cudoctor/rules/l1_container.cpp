@@ -1,11 +1,12 @@
-// L1 in a container: started without GPUs, or without the driver capability that brings
-// libcuda.so.1.
+// L1 in a container: started without GPUs, without the driver capability that brings
+// libcuda.so.1, or with an image whose NVIDIA_REQUIRE_* the host's driver does not meet.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/rules/container_require.hpp"
 #include "cudoctor/rules/l1_view.hpp"
 #include "cudoctor/util/strings.hpp"
 
@@ -121,4 +122,68 @@ bool container_access_rules(const View& v, std::vector<Finding>& out) {
   capability_rule(v, out);
   return access;
 }
+// The image's requirements (every NVIDIA_REQUIRE_* but _JETPACK, as the toolkit collects them)
+// against the host's driver: its kernel module, the newest CUDA the knowledge base gives that
+// branch, and each GPU's compute capability. The brand is not known here, so an alternative
+// that needs one is "may hold". NVIDIA_DISABLE_REQUIRE=true turns the toolkit's check off.
+void requirement_rule(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
+  if (!v.in_container || !v.driver) return;
+  const auto* disable = v.m.nvidia_env("NVIDIA_DISABLE_REQUIRE");
+  const bool disabled = disable && parse_go_bool(disable->value).value_or(false);
+  RequireFacts facts;
+  facts.driver = v.driver;
+  if (!kb.driver_beyond_kb(*v.driver)) facts.cuda = kb.max_cuda_for_driver(*v.driver);
+  if (v.m.gpus.size() == 1) facts.arch = v.m.gpus.front().cc;
+  for (const auto& var : v.snap.host.nvidia_env) {
+    if (!var.name.starts_with("NVIDIA_REQUIRE_") || var.name.starts_with("NVIDIA_REQUIRE_JETPACK")) continue;
+    const auto verdict = evaluate_require(var.value, facts);
+    if (!verdict.valid || verdict.met == Met::yes) continue;
+    const auto host = fmt::format("driver {}{}", v.driver->str(),
+                                  facts.cuda ? fmt::format(" (CUDA {})", facts.cuda->str()) : std::string());
+    const auto value = util::printable(var.value, 600);
+    const auto check = var.source == "/proc/1/environ"
+                           ? fmt::format("tr '\\0' '\\n' < /proc/1/environ | grep {}", var.name)
+                           : fmt::format("printenv {}", var.name);
+    if (verdict.met == Met::unknown) {
+      auto f = make_finding("container-requirement-by-brand");
+      f.title = fmt::format("The image's {} holds on the host's {} only through \"{}\"", var.name, host,
+                            util::printable(verdict.undecided));
+      f.detail =
+          "That alternative names a GPU brand and an older driver branch: NVIDIA's images list them so that the "
+          "image's CUDA runs on that branch through its forward-compatibility package (cuda-compat). That package "
+          "works on data-center GPUs only: on GeForce and most workstation GPUs CUDA fails in this container with "
+          "error 804 (forward compatibility was attempted on non supported HW).";
+      f.evidence = {fmt::format("{}={} ({})", var.name, value, var.source), "host: " + host};
+      f.fix.checks = {check};
+      out.push_back(std::move(f));
+      continue;
+    }
+    auto f = make_finding("container-requirement-unmet");
+    f.title = fmt::format("The image requires {} ({}); the host's {} does not meet it", util::printable(verdict.first),
+                          var.name, host);
+    f.detail = fmt::format(
+        "nvidia-container-cli refuses such a container (\"requirement error: unsatisfied condition: {}, please "
+        "update your driver to a newer version, or use an earlier cuda container\"){}. CUDA programs in it fail "
+        "with error 35 (CUDA driver version is insufficient for CUDA runtime version).",
+        util::printable(verdict.first),
+        disabled ? fmt::format("; NVIDIA_DISABLE_REQUIRE={} turned that check off, so this one started",
+                               util::printable(disable->value))
+                 : "; this one was started without that check (CDI, or another runtime)");
+    f.evidence = {fmt::format("{}={} ({})", var.name, value, var.source), "host: " + host};
+    if (disabled) f.evidence.push_back(fmt::format("NVIDIA_DISABLE_REQUIRE={} ({})", disable->value, disable->source));
+    // The driver the image's CUDA needs, when the requirement is a plain cuda>=X.Y.
+    std::string need;
+    if (const auto e = std::string_view(verdict.first); e.starts_with("cuda>="))
+      if (const auto cuda = util::Version::parse(e.substr(6)))
+        if (const auto d = kb.min_driver_for_cuda(*cuda))
+          need = fmt::format(" to ≥ {} (CUDA {})", d->str(), cuda->str());
+    f.fix = {
+        fmt::format("On the host: upgrade the driver{}; or use an image built for the CUDA the host's driver "
+                    "supports{}.",
+                    need, facts.cuda ? fmt::format(" (≤ {})", facts.cuda->str()) : std::string())};
+    f.fix.checks = {check};
+    out.push_back(std::move(f));
+  }
+}
+
 }  // namespace cudoctor::rules::l1

@@ -68,6 +68,8 @@ void capability_rule(const View& v, std::vector<Finding>& out);
 // container-no-gpu-access, then capability_rule. Returns false when the container has no GPU
 // access: everything after follows from it (l1_container.cpp).
 bool container_access_rules(const View& v, std::vector<Finding>& out);
+// container-requirement-unmet or container-requirement-by-brand, per NVIDIA_REQUIRE_* (l1_container.cpp).
+void requirement_rule(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
 // With the module loaded: uvm-module-not-loaded or uvm-loaded-on-demand, device-nodes-missing
 // or device-nodes-created-on-demand, device-nodes-not-permitted, device-nodes-ok (l1_nodes.cpp).
 void node_rules(const View& v, std::vector<Finding>& out);
