@@ -208,6 +208,35 @@ TEST(ScenarioFixesL1, ContainerImageRequirementUnmetNamesTheHostDriver) {
   EXPECT_TRUE(contains(b["detail"], "error 804")) << b["detail"];
 }
 
+// CUDA_VISIBLE_DEVICES=-1 left in ~/.bashrc: with --no-runtime the report names it, with the
+// file and line, and the fix takes that line out and unsets it.
+TEST(ScenarioFixesL1, CudaVisibleDevicesFromBashrcIsNamedWithItsLine) {
+  if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)";
+  FixtureRoot r;
+  add_debian_12(r);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2204, .class_code = 0x030000, .driver = "nvidia"});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia"});
+  add_nvidia_kernel_version(r, "535.104.05");
+  add_driver_libraries(r, "535.104.05", nvml_sim_library());
+  ASSERT_TRUE(add_device_nodes(r, 1));
+  r.file("/home/u/.bashrc", "# ~/.bashrc\nalias ll='ls -l'\nexport CUDA_VISIBLE_DEVICES=-1\n");
+  const auto c = check_root(r, {"--no-runtime"}, {{"HOME", "/home/u"}, {"CUDA_VISIBLE_DEVICES", "-1"}});
+  const auto f = c.finding("cuda-visible-devices-hides-gpus");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_EQ(f["title"], "CUDA_VISIBLE_DEVICES=\"-1\" hides every GPU");
+  EXPECT_TRUE(contains(joined_evidence(f), "/home/u/.bashrc:3: export CUDA_VISIBLE_DEVICES=-1")) << joined_evidence(f);
+  EXPECT_TRUE(contains(f["fix"]["text"], "It is set in /home/u/.bashrc (line 3)")) << f["fix"]["text"];
+  EXPECT_EQ(commands(f), (std::vector<std::string>{"sed -i '3{/CUDA_VISIBLE_DEVICES/d}' /home/u/.bashrc",
+                                                   "unset CUDA_VISIBLE_DEVICES"}));
+  expect_all_parse(c.report);
+  // An index past the only GPU cuts the list short.
+  const auto cut = check_root(r, {"--no-runtime"}, {{"HOME", "/home/u"}, {"CUDA_VISIBLE_DEVICES", "0,1"}});
+  const auto s = cut.finding("cuda-visible-devices-cut-short");
+  ASSERT_FALSE(s.is_null()) << cut.ids();
+  EXPECT_EQ(s["title"], "CUDA_VISIBLE_DEVICES=\"0,1\" stops at \"1\": CUDA sees only the 1 GPU before it");
+  EXPECT_TRUE(contains(s["detail"], "no GPU 1 (1 GPU)")) << s["detail"];
+}
+
 TEST(ScenarioFixesL1, ContainerWithoutGpusNamesTheHostCommandsInItsText) {
   FixtureRoot r;
   add_ubuntu_2204(r, "5.15.0-105-generic", "3f2a9c1b7d4e");

@@ -4,6 +4,7 @@
 
 #include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/rules/fixes.hpp"
+#include "cudoctor/rules/visible_devices.hpp"
 #include "cudoctor/util/version.hpp"
 
 namespace cudoctor::rules::l4 {
@@ -22,7 +23,8 @@ std::vector<std::string> plan_commands(const view::Machine& m) {
 }
 
 bool hides_every_gpu(const std::string& v) {
-  return v.empty() || v == "-1" || v == "NoDevFiles" || v == "none";
+  const auto r = read_visible_devices(v, std::nullopt, {});
+  return r.shown && *r.shown == 0;
 }
 
 std::string call_text(const snapshot::CudaCall& c, const kb::KnowledgeBase& kb, const char* api) {
