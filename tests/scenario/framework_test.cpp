@@ -180,5 +180,47 @@ TEST(ScenarioFramework, GivenInterpreterAndWrongPython) {
                        "python3 on PATH (/opt/py/bin/python3) has no framework"));
 }
 
+// JAX 0.4.26 (jax and jaxlib, as their version.py files read) with CUDA plugin wheels of
+// 0.4.31: a mismatch JAX's own rules reject, named with each version and the pip line that
+// aligns them, in the venv's own pip.
+TEST(ScenarioFramework, JaxPluginsOfAnotherVersionThanJaxlib) {
+  FixtureRoot r;
+  add_debian_12(r);
+  build_venv(r, "12.4");  // the venv and its interpreter; torch too, which is not the point here
+  const std::string site = "/home/u/venv/lib/python3.11/site-packages";
+  r.file(site + "/jax/version.py", "_version: str = \"0.4.26\"\n_minimum_jaxlib_version: str = \"0.4.20\"\n");
+  r.file(site + "/jax-0.4.26.dist-info/METADATA", "Metadata-Version: 2.1\nName: jax\nVersion: 0.4.26\n");
+  r.file(site + "/jaxlib/version.py", "_version: str = \"0.4.26\"\n");
+  r.file(site + "/jaxlib-0.4.26.dist-info/METADATA", "Metadata-Version: 2.1\nName: jaxlib\nVersion: 0.4.26\n");
+  for (const char* w : {"jax_cuda12_plugin", "jax_cuda12_pjrt"})
+    r.file(site + "/" + w + "-0.4.31.dist-info/METADATA",
+           std::string("Metadata-Version: 2.1\nName: ") + w + "\nVersion: 0.4.31\n");
+  fs::create_directories(r.host(site + "/jax_plugins/xla_cuda12"));
+  run_sh("cc -shared -fPIC '" + r.host("/f.c").string() + "' -o '" +
+         r.host(site + "/jax_plugins/xla_cuda12/xla_cuda_plugin.so").string() + "'");
+  const auto c = check_root(r, {"--no-runtime"}, k_env);
+  const auto f = c.finding("jax-components-mismatch");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_EQ(f["severity"], "error");
+  EXPECT_TRUE(contains(f["title"],
+                       "jax_cuda12_plugin 0.4.31 is not jaxlib's version 0.4.26: the CUDA backend fails "
+                       "to start (\"Mismatched PJRT plugin PJRT API version\")"))
+      << f["title"];
+  const auto ev = joined_evidence(f);
+  EXPECT_TRUE(contains(ev, "jax 0.4.26 (jax/version.py)")) << ev;
+  EXPECT_TRUE(contains(ev, "jax_cuda12_pjrt 0.4.31 (jax_cuda12_pjrt-0.4.31.dist-info)")) << ev;
+  EXPECT_EQ(f["fix"]["commands"].get<std::vector<std::string>>(),
+            std::vector<std::string>{"/home/u/venv/bin/python3 -m pip install \"jax==0.4.26\" \"jaxlib==0.4.26\" "
+                                     "\"jax-cuda12-plugin==0.4.26\" \"jax-cuda12-pjrt==0.4.26\""})
+      << f.dump(1);
+  // jaxlib older than jax's minimum.
+  r.file(site + "/jax/version.py", "_version = '0.4.31'\n_minimum_jaxlib_version = '0.4.30'\n");
+  const auto old = check_root(r, {"--no-runtime"}, k_env);
+  const auto o = old.finding("jax-components-mismatch");
+  ASSERT_FALSE(o.is_null()) << old.ids();
+  EXPECT_TRUE(contains(o["title"], "jaxlib 0.4.26 is older than jax 0.4.31 accepts (≥ 0.4.30): import jax fails"))
+      << o["title"];
+}
+
 }  // namespace
 }  // namespace cudoctor::testing

@@ -135,6 +135,17 @@ Dist parse_jax(const Site& site, const std::string& text, const Dist&, Framework
       fw.cuda = major;
       fw.gpu_library = site.dir + "/" + plugin;
     }
+  // jax itself, and the plugin wheels: JAX checks them against jaxlib when it is imported.
+  if (const auto jax = site.ctx.read_optional(site.dir + "/jax/version.py", 1 << 20)) {
+    const auto j = assignments(*jax);
+    const auto version = j.count("_version") ? value(j, "_version") : value(j, "__version__");
+    if (!version.empty()) fw.companions.push_back({"jax", version, "jax/version.py"});
+    fw.minimum_jaxlib = value(j, "_minimum_jaxlib_version");
+  }
+  for (const char* name : {"jax_cuda13_plugin", "jax_cuda13_pjrt", "jax_cuda12_plugin", "jax_cuda12_pjrt"})
+    for (const auto& d : site.dists)
+      if (util::to_lower(d.name) == name)  // wheels write dist-info names with underscores
+        fw.companions.push_back({name, d.version, d.name + "-" + d.version + ".dist-info"});
   return site.dist({"jaxlib"});
 }
 

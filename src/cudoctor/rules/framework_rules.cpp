@@ -43,7 +43,8 @@ void one_framework(const view::Machine& m, const kb::KnowledgeBase& kb, const Py
                                      f.hip.empty() ? "" : ", ROCm " + f.hip),
                          "location: " + f.location}};
   if (l3::rocm_build_rule(v, out) || l3::cpu_only_rule(v, out)) return;
-  bool broken = l3::missing_libraries_rule(v, out);
+  bool broken = l3::jax_components_rule(v, out);
+  broken = l3::missing_libraries_rule(v, out) || broken;
   broken = l3::symbol_versions_rule(v, out) || broken;
   broken = l3::shadowed_libraries_rule(v, out) || broken;
   l3::two_runtimes_rule(v, out);

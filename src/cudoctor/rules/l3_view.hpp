@@ -38,6 +38,8 @@ std::vector<std::string> lib_evidence(const snapshot::Framework& f);
 bool rocm_build_rule(const FrameworkView& v, std::vector<Finding>& out);
 // cpu-only-build (l3_build.cpp). Returns true when it fired: nothing else applies.
 bool cpu_only_rule(const FrameworkView& v, std::vector<Finding>& out);
+// jax-components-mismatch (l3_jax.cpp): jax, jaxlib and the CUDA plugin wheels disagree.
+bool jax_components_rule(const FrameworkView& v, std::vector<Finding>& out);
 // framework-library-missing: a GPU library unreadable or a dependency not found
 // (l3_libraries.cpp). Returns whether it fired.
 bool missing_libraries_rule(const FrameworkView& v, std::vector<Finding>& out);

@@ -19,6 +19,15 @@ struct FrameworkLibrary {
   bool operator==(const FrameworkLibrary&) const = default;
 };
 
+// A package installed with a framework that must agree with it: JAX's jax, and its CUDA plugin
+// wheels (jax_cuda12_plugin, jax_cuda12_pjrt), beside jaxlib.
+struct PackageVersion {
+  std::string name;     // "jax", "jax_cuda12_plugin"
+  std::string version;  // as its version file or dist-info gives it: "0.4.31"
+  std::string source;   // "jax/version.py", "jax_cuda12_plugin-0.4.31.dist-info"
+  bool operator==(const PackageVersion&) const = default;
+};
+
 struct Framework {
   std::string name;     // torch, tensorflow, jax, cupy, onnxruntime
   std::string version;  // "2.5.1+cu124"
@@ -44,6 +53,10 @@ struct Framework {
   // Found only in the base interpreter's (or the user's) site-packages, which a venv made
   // with include-system-site-packages = true imports after its own.
   bool inherited = false;
+  // JAX: jax and the CUDA plugin wheels next to jaxlib (version is jaxlib's), and the oldest
+  // jaxlib jax accepts (jax/version.py's _minimum_jaxlib_version), "" unknown.
+  std::vector<PackageVersion> companions;
+  std::string minimum_jaxlib;
   bool operator==(const Framework&) const = default;
 };
 
