@@ -21,6 +21,9 @@ constexpr CauseRow k_causes[] = {
     {"device-nodes-missing", "container-no-gpu-access", "a container without GPUs has no nodes"},
     {"device-nodes-created-on-demand", "container-no-gpu-access", "a container without GPUs has no nodes"},
     {"driver-library-missing", "container-no-gpu-access", "a container without GPUs has no driver libraries"},
+    {"driver-library-missing", "wsl-libraries-off-loader-path", "the loader does not search /usr/lib/wsl/lib"},
+    {"driver-version-mismatch", "wsl-native-driver-installed", "a Linux driver's libraries beside WSL's"},
+    {"driver-library-missing", "wsl-native-driver-installed", "a Linux driver's libraries beside WSL's"},
     // The kernel module comes before everything that needs it.
     {"nvidia-module-not-loaded", "nvidia-module-blacklisted", "a blacklisted module is not loaded"},
     {"nvidia-module-not-loaded", "module-blocked-by-secure-boot", "Secure Boot refuses an unsigned module"},

@@ -33,6 +33,27 @@ std::string as_root(const view::Machine& m, std::string_view cmd) {
   return "su -c " + shell_quote(cmd);
 }
 
+std::string remove_packages(const view::Machine& m, const std::vector<std::string>& names) {
+  if (names.empty()) return "";
+  std::string list;
+  for (const auto& n : names) list += " " + shell_quote(n);
+  switch (m.package_manager) {
+    case view::PackageManager::apt:
+      return as_root(m, "apt-get remove --purge" + list);
+    case view::PackageManager::dnf:
+      return as_root(m, "dnf remove" + list);
+    case view::PackageManager::yum:
+      return as_root(m, "yum remove" + list);
+    case view::PackageManager::zypper:
+      return as_root(m, "zypper remove" + list);
+    case view::PackageManager::pacman:
+      return as_root(m, "pacman -Rns" + list);
+    case view::PackageManager::unknown:
+      break;
+  }
+  return "";
+}
+
 std::string install_packages(const view::Machine& m, const Packages& p) {
   const auto& names = m.distro_family == "debian"
                           ? (m.snap.host.os_id == "ubuntu" || m.is_like("ubuntu") ? p.ubuntu : p.debian)

@@ -28,6 +28,10 @@ struct Packages {
 // pacman -S); "" when the distribution is unknown or has no such package.
 std::string install_packages(const view::Machine& m, const Packages& p);
 
+// The command that removes these installed packages with this machine's package manager
+// (apt-get remove --purge, dnf remove, zypper remove, pacman -Rns); "" when none is known.
+std::string remove_packages(const view::Machine& m, const std::vector<std::string>& names);
+
 // Rebuilds the initramfs with this distribution's tool (update-initramfs, dracut, mkinitcpio),
 // or the one installed when the distribution is unknown; "" when none is known.
 std::string rebuild_initramfs(const view::Machine& m);
