@@ -17,7 +17,7 @@ constexpr const char* k_wsl_lib = "/usr/lib/wsl/lib";
 // must not be installed inside WSL.
 bool native_driver_package(const std::string& n) {
   for (const char* p : {"nvidia-driver", "nvidia-dkms", "nvidia-kernel", "libnvidia-compute", "nvidia-utils",
-                        "cuda-drivers", "libcuda1", "nvidia-headless", "nvidia-open", "nvidia-compute-utils"})
+                        "cuda-drivers", "libcuda1", "nvidia-headless", "nvidia-open", "nvidia-compute"})
     if (n.starts_with(p)) return true;
   return false;
 }
