@@ -174,9 +174,6 @@ TEST(ScenarioKbData, VersionNamesTheKnowledgeBasesDate) {
   EXPECT_TRUE(contains(v.out, "knowledge base compiled " + kb_date())) << v.out;
 }
 
-#define REQUIRE_DEVICE_NODES() \
-  if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)"
-
 // A machine from after the knowledge base: a driver of a branch it has never seen and a GPU id
 // not in its table, which NVML names and gives a compute capability for.
 TEST(ScenarioKbCoverage, DriverAndGpuNewerThanTheKnowledgeBase) {

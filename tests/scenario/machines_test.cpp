@@ -80,9 +80,6 @@ std::map<std::string, std::string> h100_nvml(int gpus) {
   return {{"NVML_SIM_GPUS", std::to_string(gpus)}, {"NVML_SIM_BUSES", buses}};
 }
 
-#define REQUIRE_DEVICE_NODES() \
-  if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)"
-
 TEST(ScenarioLaptop, HealthyRtx4060LaptopNextToIntelGraphics) {
   REQUIRE_DEVICE_NODES();
   FixtureRoot r;

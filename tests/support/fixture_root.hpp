@@ -33,5 +33,8 @@ class FixtureRoot {
 
 // Whether this process can create device nodes (root, not in a user namespace that forbids it).
 bool can_make_device_nodes();
+// Skips the test (with its reason) where device nodes cannot be made.
+#define REQUIRE_DEVICE_NODES() \
+  if (!cudoctor::testing::can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)"
 
 }  // namespace cudoctor::testing
