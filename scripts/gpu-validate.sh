@@ -30,6 +30,10 @@ echo "== cudoctor: $bin ($("$bin" --version))"
 nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,memory.total,compute_cap,pcie.link.gen.max,pcie.link.width.max,persistence_mode \
   --format=csv,noheader,nounits > "$out/nvidia-smi.csv" 2>&1
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+# Power limits, clocks and clocks-event reasons as nvidia-smi reads them (issue 13), beside NVML's in cudoctor's report.
+nvidia-smi --query-gpu=index,power.limit,enforced.power.limit,power.default_limit,power.min_limit,power.max_limit,clocks.max.sm,pstate,clocks_event_reasons.active \
+  --format=csv,noheader,nounits > "$out/nvidia-smi-power.csv" 2>&1
+nvidia-smi -q -d PERFORMANCE,POWER > "$out/nvidia-smi-q.txt" 2>&1
 python3 - "$bin" "$out" <<'PY'
 import csv, json, os, re, subprocess, sys, time
 bin, out = sys.argv[1], sys.argv[2]
@@ -67,6 +71,23 @@ for r in smi:
     check(f"GPU {idx} PCIe max gen x width", f'{n["pcie_gen_max"]} x{n["pcie_width_max"]}', f"{gen} x{width}")
     check(f"GPU {idx} persistence", n["persistence_mode"], {"Enabled": "enabled", "Disabled": "disabled"}.get(pers, pers))
     check(f"GPU {idx} sysfs link width", g["pci"]["max_link_width"], width)
+# Power limits, maximum SM clock, P-state and clocks-event reasons against nvidia-smi's.
+bi = {str(g["nvml"]["index"]): g["nvml"] for g in rep["gpus"] if g.get("nvml")}
+def watts(v):
+    try: return str(round(float(v)))
+    except ValueError: return v
+for r in csv.reader(open(f"{out}/nvidia-smi-power.csv")):
+    r = [c.strip() for c in r]
+    if len(r) < 9 or r[0] not in bi: continue
+    n = bi[r[0]]
+    check(f"GPU {r[0]} power limit / enforced / default W", f'{n.get("power_limit_w")} / {n.get("power_limit_enforced_w")} / {n.get("power_limit_default_w")}',
+          f"{watts(r[1])} / {watts(r[2])} / {watts(r[3])}")
+    check(f"GPU {r[0]} power limit range W", f'{n.get("power_limit_min_w")}-{n.get("power_limit_max_w")}', f"{watts(r[4])}-{watts(r[5])}")
+    check(f"GPU {r[0]} max SM clock MHz", n.get("max_clock_sm_mhz"), r[6])
+    check(f"GPU {r[0]} P-state", f'P{n.get("performance_state")}', r[7])
+    reasons = n.get("clocks_event_reasons", -1)
+    check(f"GPU {r[0]} clocks-event reasons", f"0x{reasons:016x}" if reasons >= 0 else "?", r[8],
+          reasons >= 0 and r[8].startswith("0x") and int(r[8], 16) == reasons)
 # L4: the driver API and the runtimes, against nvidia-smi.
 rt = rep.get("runtime") or {}
 da = rt.get("driver_api") or {}

@@ -12,46 +12,6 @@
 namespace cudoctor::testing {
 namespace {
 
-// A laptop with Intel graphics and an RTX 4060 Laptop GPU (AD107M), driver 535.104.05
-// from DKMS, Secure Boot on with the module signed and loaded.
-void build_laptop(FixtureRoot& r) {
-  add_ubuntu_2204(r, "6.5.0-35-generic", "thinkpad");
-  add_cpuinfo(r, false);
-  add_pci_ids(r);
-  add_pci(r, {.address = "0000:00:02.0",
-              .vendor = 0x8086,
-              .device = 0xa7a0,
-              .subsystem_vendor = 0x17aa,
-              .subsystem_device = 0x2301,
-              .class_code = 0x030000,
-              .driver = "i915",
-              .boot_vga = true});
-  add_pci(r, {.address = "0000:01:00.0",
-              .vendor = 0x10de,
-              .device = 0x28e0,
-              .subsystem_vendor = 0x17aa,
-              .subsystem_device = 0x3c5a,
-              .class_code = 0x030000,
-              .driver = "nvidia",
-              .current_speed = "2.5 GT/s PCIe",
-              .max_speed = "16.0 GT/s PCIe",
-              .current_width = 8,
-              .max_width = 8,
-              .runtime_status = "suspended"});
-  add_pci(r, {.address = "0000:01:00.1",
-              .vendor = 0x10de,
-              .device = 0x22be,
-              .class_code = 0x040300,
-              .driver = "snd_hda_intel"});
-  add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia", "i915"});
-  add_nvidia_kernel_version(r, "535.104.05");
-  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");
-  add_secure_boot(r, true);
-  add_driver_libraries(r, "535.104.05", nvml_sim_library());
-}
-const std::map<std::string, std::string> k_laptop_nvml = {
-    {"NVML_SIM_NAME", "NVIDIA GeForce RTX 4060 Laptop GPU"}, {"NVML_SIM_CC", "8.9"}, {"NVML_SIM_BUS", "1"}};
-
 // A DGX-like server: 8 H100 SXM5 on their real bus numbers, nvidia-modprobe setuid.
 const char* k_h100_buses[] = {"1b", "43", "52", "61", "9d", "c3", "d1", "df"};
 void build_h100_server(FixtureRoot& r, int gpus = 8) {
@@ -83,9 +43,9 @@ std::map<std::string, std::string> h100_nvml(int gpus) {
 TEST(ScenarioLaptop, HealthyRtx4060LaptopNextToIntelGraphics) {
   REQUIRE_DEVICE_NODES();
   FixtureRoot r;
-  build_laptop(r);
+  build_rtx4060_laptop(r);
   ASSERT_TRUE(add_device_nodes(r, 1));
-  const auto c = check_root(r, {}, k_laptop_nvml);
+  const auto c = check_root(r, {}, rtx4060_laptop_nvml());
   EXPECT_EQ(c.json_run.exit_code, 0) << c.ids() << c.text_run.out;
   EXPECT_TRUE(c.report["verdict"]["healthy"].get<bool>());
   EXPECT_TRUE(c.report["verdict"]["break_layer"].is_null());
@@ -363,7 +323,7 @@ TEST(ScenarioModule, NoModuleBuiltForRunningKernel) {
 TEST(ScenarioNvml, CrashHangAndExitBecomeFindings) {
   REQUIRE_DEVICE_NODES();
   FixtureRoot r;
-  build_laptop(r);
+  build_rtx4060_laptop(r);
   ASSERT_TRUE(add_device_nodes(r, 1));
   const struct {
     const char* mode;

@@ -9,6 +9,13 @@
  *   NVML_SIM_CC      compute capability "major.minor" (default "9.0")
  *   NVML_SIM_BUS     first PCI bus number; GPU i sits on bus (first + i) (default 1)
  *   NVML_SIM_BUSES   comma-separated hex bus numbers, one per GPU (overrides NVML_SIM_BUS)
+ *   NVML_SIM_POWER   power limits in W, "current,enforced,default,min,max" (default an H100 SXM's
+ *                    700,700,700,200,700); "unsupported" answers Not Supported, as laptops do
+ *   NVML_SIM_REASONS clocks-event reasons, hex (default 0x1, GpuIdle)
+ *   NVML_SIM_PSTATE  performance state 0..15 (default 0)
+ *   NVML_SIM_UTIL    GPU utilisation in percent (default 0)
+ *   NVML_SIM_TEMP    temperature in degrees C (default 31)
+ *   NVML_SIM_PCIE    "current gen,max gen,current width,max width" (default 5,5,16,16)
  * SIM_MISBEHAVE (misbehave.h) adds what no mode covers. Only the entry points cudoctor calls are provided; the ABI
  * follows NVIDIA's nvml.h. */
 #include <signal.h>
@@ -130,18 +137,55 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t* m) {
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned int* t) {
   (void)d;
   (void)sensor;
-  *t = 31;
+  *t = (unsigned)atoi(env_or("NVML_SIM_TEMP", "31"));
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilization_t* u) {
   (void)d;
-  u->gpu = 0;
+  u->gpu = (unsigned)atoi(env_or("NVML_SIM_UTIL", "0"));
   u->memory = 0;
+  return 0;
+}
+/* The i-th (0-based) comma-separated number of variable name, or fallback. */
+static long env_item(const char* name, const char* fallback, int i) {
+  const char* s = env_or(name, fallback);
+  for (int k = 0; k < i && s; ++k) {
+    s = strchr(s, ',');
+    if (s) ++s;
+  }
+  return s ? strtol(s, NULL, 0) : 0;
+}
+static const char* k_power = "700,700,700,200,700";
+static nvmlReturn_t power_item(int i, unsigned int* mw) {
+  if (!strcmp(env_or("NVML_SIM_POWER", k_power), "unsupported")) return 3; /* NVML_ERROR_NOT_SUPPORTED */
+  *mw = (unsigned)env_item("NVML_SIM_POWER", k_power, i) * 1000u;
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d, unsigned int* mw) {
   (void)d;
-  *mw = 700000;
+  return power_item(0, mw);
+}
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned int* mw) {
+  (void)d;
+  return power_item(1, mw);
+}
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t d, unsigned int* mw) {
+  (void)d;
+  return power_item(2, mw);
+}
+nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t d, unsigned int* min, unsigned int* max) {
+  (void)d;
+  nvmlReturn_t rc = power_item(3, min);
+  return rc ? rc : power_item(4, max);
+}
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned long long* reasons) {
+  (void)d;
+  *reasons = strtoull(env_or("NVML_SIM_REASONS", "0x1"), NULL, 16);
+  return 0;
+}
+nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t d, int* pstate) {
+  (void)d;
+  *pstate = atoi(env_or("NVML_SIM_PSTATE", "0"));
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned int* mw) {
@@ -161,22 +205,22 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t d, int type, unsigned int* c
 }
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int* g) {
   (void)d;
-  *g = 5;
+  *g = (unsigned)env_item("NVML_SIM_PCIE", "5,5,16,16", 0);
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int* g) {
   (void)d;
-  *g = 5;
+  *g = (unsigned)env_item("NVML_SIM_PCIE", "5,5,16,16", 1);
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int* w) {
   (void)d;
-  *w = 16;
+  *w = (unsigned)env_item("NVML_SIM_PCIE", "5,5,16,16", 2);
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int* w) {
   (void)d;
-  *w = 16;
+  *w = (unsigned)env_item("NVML_SIM_PCIE", "5,5,16,16", 3);
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t d, int* m) {

@@ -62,7 +62,10 @@ void add_qemu_dmi(FixtureRoot& r) {
 }
 
 void add_pci(FixtureRoot& r, const PciSpec& d) {
-  const auto dir = "/sys/devices/pci0000:00/0000:00:01.0/" + d.address;
+  const auto port = "/sys/devices/pci0000:00/" + d.port;
+  const auto dir = port + "/" + d.address;
+  r.file(port + "/max_link_speed", d.port_max_speed + "\n");
+  r.file(port + "/max_link_width", fmt::format("{}\n", d.port_max_width));
   r.file(dir + "/vendor", fmt::format("0x{:04x}\n", d.vendor));
   r.file(dir + "/device", fmt::format("0x{:04x}\n", d.device));
   r.file(dir + "/subsystem_vendor", fmt::format("0x{:04x}\n", d.subsystem_vendor));
@@ -73,12 +76,66 @@ void add_pci(FixtureRoot& r, const PciSpec& d) {
   r.file(dir + "/current_link_width", fmt::format("{}\n", d.current_width));
   r.file(dir + "/max_link_width", fmt::format("{}\n", d.max_width));
   r.file(dir + "/power/runtime_status", d.runtime_status + "\n");
+  r.file(dir + "/power/control", d.runtime_control + "\n");
+  r.file(dir + "/power_state", d.power_state + "\n");
   if ((d.class_code >> 8) == 0x0300) r.file(dir + "/boot_vga", d.boot_vga ? "1\n" : "0\n");
   if (!d.driver.empty()) {
     r.dir("/sys/bus/pci/drivers/" + d.driver);
     r.link(dir + "/driver", "../../../../bus/pci/drivers/" + d.driver);
   }
-  r.link("/sys/bus/pci/devices/" + d.address, "../../../devices/pci0000:00/0000:00:01.0/" + d.address);
+  r.link("/sys/bus/pci/devices/" + d.address, "../../../devices/pci0000:00/" + d.port + "/" + d.address);
+}
+
+PciSpec rtx4060_laptop_gpu() {
+  return {.address = "0000:01:00.0",
+          .vendor = 0x10de,
+          .device = 0x28e0,
+          .subsystem_vendor = 0x17aa,
+          .subsystem_device = 0x3c5a,
+          .class_code = 0x030000,
+          .driver = "nvidia",
+          .current_speed = "2.5 GT/s PCIe",
+          .max_speed = "16.0 GT/s PCIe",
+          .current_width = 8,
+          .max_width = 8,
+          .runtime_status = "suspended",
+          .power_state = "D3cold",
+          .runtime_control = "auto"};
+}
+
+void build_rtx4060_laptop(FixtureRoot& r, const PciSpec& gpu) {
+  add_ubuntu_2204(r, "6.5.0-35-generic", "thinkpad");
+  add_cpuinfo(r, false);
+  add_pci_ids(r);
+  add_pci(r, {.address = "0000:00:02.0",
+              .vendor = 0x8086,
+              .device = 0xa7a0,
+              .subsystem_vendor = 0x17aa,
+              .subsystem_device = 0x2301,
+              .class_code = 0x030000,
+              .driver = "i915",
+              .boot_vga = true});
+  add_pci(r, gpu);
+  add_pci(r, {.address = "0000:01:00.1",
+              .vendor = 0x10de,
+              .device = 0x22be,
+              .class_code = 0x040300,
+              .driver = "snd_hda_intel"});
+  add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia", "i915"});
+  add_nvidia_kernel_version(r, "535.104.05");
+  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");
+  add_secure_boot(r, true);
+  add_driver_libraries(r, "535.104.05", nvml_sim_library());
+}
+
+std::map<std::string, std::string> rtx4060_laptop_nvml() {
+  // What NVML says of an idle RTX 4060 Laptop GPU on AC power: Gen1 x8 of Gen4 x8, P8, 115 W.
+  return {{"NVML_SIM_NAME", "NVIDIA GeForce RTX 4060 Laptop GPU"},
+          {"NVML_SIM_CC", "8.9"},
+          {"NVML_SIM_BUS", "1"},
+          {"NVML_SIM_PCIE", "1,4,8,8"},
+          {"NVML_SIM_POWER", "115,115,115,5,140"},
+          {"NVML_SIM_PSTATE", "8"}};
 }
 
 void add_virtio_devices(FixtureRoot& r) {

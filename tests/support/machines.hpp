@@ -2,6 +2,7 @@
 // Builders for the parts of real machines, in the formats the kernel, distributions and
 // NVIDIA's packages write them: os-release, /proc/modules, /proc/driver/nvidia/version,
 // sysfs PCI devices, efivars, the driver's library layout.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,11 +36,25 @@ struct PciSpec {
   int max_width = 16;
   std::string runtime_status = "active";
   bool boot_vga = false;
+  std::string power_state = "D0";      // power_state (kernel 5.17 and later)
+  std::string runtime_control = "on";  // power/control
+  // The port the link goes to (a root port): the parent directory in /sys/devices.
+  std::string port = "0000:00:01.0";
+  std::string port_max_speed = "16.0 GT/s PCIe";
+  int port_max_width = 16;
 };
 // A PCI function as sysfs shows it: the device directory under /sys/devices and the
 // relative links from /sys/bus/pci/devices and to the bound driver.
 void add_pci(FixtureRoot& r, const PciSpec& d);
 void add_virtio_devices(FixtureRoot& r);
+
+// An RTX 4060 Laptop GPU (AD107M, x8 by design), runtime-suspended in D3cold next to Intel graphics.
+PciSpec rtx4060_laptop_gpu();
+// A laptop with Intel graphics driving the display and that GPU (or gpu), driver 535.104.05 from
+// DKMS, Secure Boot on with the module signed and loaded.
+void build_rtx4060_laptop(FixtureRoot& r, const PciSpec& gpu = rtx4060_laptop_gpu());
+// The simulated NVML's settings for that GPU, idle on AC power.
+std::map<std::string, std::string> rtx4060_laptop_nvml();
 
 // /proc/modules lines for the given modules as a loaded NVIDIA driver shows them.
 void add_proc_modules(FixtureRoot& r, const std::vector<std::string>& modules);

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <cctype>
 #include <set>
 
 #include "cudoctor/probe/pci_ids.hpp"
@@ -41,6 +42,26 @@ int read_int(Context& ctx, const std::string& path) {
   return static_cast<int>(*v);
 }
 
+// "0000:00:01.0": a PCI function's name in sysfs (a host bridge's directory is "pci0000:00").
+bool pci_function_name(std::string_view name) {
+  if (name.size() != 12 || name[4] != ':' || name[7] != ':' || name[10] != '.') return false;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (i != 4 && i != 7 && i != 10 && !std::isxdigit(static_cast<unsigned char>(name[i]))) return false;
+  return true;
+}
+
+// The port the device's link goes to: its parent in /sys/devices, when that is a PCI function.
+void read_upstream_port(Context& ctx, const std::string& dir, snapshot::PciDevice& d) {
+  const auto real = ctx.sys().canonical(dir);
+  if (!real) return;
+  const auto parent = sys::dirname(*real);
+  const auto name = sys::basename(parent);
+  if (!pci_function_name(name)) return;
+  d.port_address = name;
+  d.port_max_link_speed = read_word(ctx, parent + "/max_link_speed");
+  d.port_max_link_width = read_int(ctx, parent + "/max_link_width");
+}
+
 }  // namespace
 
 PciScan probe_pci(Context& ctx) {
@@ -74,6 +95,9 @@ PciScan probe_pci(Context& ctx) {
     d.max_link_width = read_int(ctx, dir + "/max_link_width");
     d.runtime_status = read_word(ctx, dir + "/power/runtime_status");
     d.boot_vga = read_word(ctx, dir + "/boot_vga") == "1";
+    d.power_state = read_word(ctx, dir + "/power_state");
+    d.runtime_control = read_word(ctx, dir + "/power/control");
+    if (d.vendor_id == 0x10de) read_upstream_port(ctx, dir, d);
     scan.display.push_back(std::move(d));
   }
   if (scan.display.empty()) return scan;

@@ -98,6 +98,16 @@ inline constexpr CatalogEntry k_catalog[] = {
      "On the host, upgrade the driver, or use an image for the CUDA the host's driver supports."},
     {"container-requirement-by-brand", Layer::L1, Severity::info,
      "The image's requirement holds only on some GPU brands (forward compatibility)"},
+    {"gpu-runtime-suspended", Layer::L1, Severity::info, "The GPU is asleep under runtime power management"},
+    {"pcie-link-degraded", Layer::L1, Severity::warn, "The GPU's PCIe link trained below what both its ends can do",
+     "Reseat the card or move it to a slot wired for all its lanes, then read the link (lspci -vv: LnkCap, LnkSta) "
+     "again under load."},
+    {"pcie-link-limited-by-port", Layer::L1, Severity::info, "The slot's port is narrower than the GPU's link"},
+    {"gpu-power-limit-lowered", Layer::L1, Severity::warn, "The GPU's power limit is below its default",
+     "Restore the default limit (nvidia-smi -pl with the default from nvidia-smi -q -d POWER), or on a laptop choose "
+     "the performance power mode on AC power."},
+    {"gpu-clocks-slowed", Layer::L1, Severity::warn, "The GPU's clocks are slowed by heat or a power brake",
+     "Check the cooling and the power supply; nvidia-smi -q -d PERFORMANCE names the limit that is hit."},
     {"stubs-on-loader-path", Layer::L2, Severity::error, "The toolkit's stub libcuda is on the loader's path",
      "Take the toolkit's stubs directory off LD_LIBRARY_PATH and /etc/ld.so.conf.d, then run ldconfig."},
     {"toolkit-newer-than-driver", Layer::L2, Severity::warn, "A CUDA toolkit is newer than the driver supports",

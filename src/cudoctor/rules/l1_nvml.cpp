@@ -94,11 +94,14 @@ void nvml_ok_rules(const View& v, const std::vector<const snapshot::NvmlGpu*>& g
                         n.cuda_driver_version ? util::cuda_version_string(n.cuda_driver_version) : "?", gpus.size(),
                         gpus.size() == 1 ? "" : "s");
   for (const auto* g : gpus)
-    f.evidence.push_back(fmt::format(
-        "GPU {} {} {}: cc {}, {:.1f} GiB, PCIe gen {}/{} x{}/{}, persistence {}, MIG {}", g->index, g->pci_bus_id,
-        g->name, g->compute_capability, static_cast<double>(g->memory_total_bytes) / (1024.0 * 1024 * 1024),
-        g->pcie_gen_current, g->pcie_gen_max, g->pcie_width_current, g->pcie_width_max,
-        g->persistence_mode.empty() ? "?" : g->persistence_mode, g->mig_mode.empty() ? "n/a" : g->mig_mode));
+    f.evidence.push_back(
+        fmt::format(
+            "GPU {} {} {}: cc {}, {:.1f} GiB, PCIe gen {}/{} x{}/{}, persistence {}, MIG {}", g->index, g->pci_bus_id,
+            g->name, g->compute_capability, static_cast<double>(g->memory_total_bytes) / (1024.0 * 1024 * 1024),
+            g->pcie_gen_current, g->pcie_gen_max, g->pcie_width_current, g->pcie_width_max,
+            g->persistence_mode.empty() ? "?" : g->persistence_mode, g->mig_mode.empty() ? "n/a" : g->mig_mode) +
+        (g->performance_state >= 0 ? fmt::format(", P{}", g->performance_state) : "") +
+        (g->power_limit_enforced_w >= 0 ? fmt::format(", power limit {} W", g->power_limit_enforced_w) : ""));
   out.push_back(std::move(f));
   std::size_t bound = 0;
   for (const auto* g : v.pci_gpus) bound += g->pci.driver == "nvidia";

@@ -80,5 +80,8 @@ void wsl_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>&
 // nvml-failed, nvml-error or nvml-error-explained-above, nvml-implausible, nvml-ok and
 // gpu-count-mismatch (l1_nvml.cpp). explained_above: an error found before explains NVML's failure.
 void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out);
+// Per NVIDIA GPU: gpu-runtime-suspended, or pcie-link-degraded and pcie-link-limited-by-port;
+// per GPU NVML answered for: gpu-power-limit-lowered, gpu-clocks-slowed (l1_link_power.cpp).
+void link_power_rules(const View& v, std::vector<Finding>& out);
 
 }  // namespace cudoctor::rules::l1

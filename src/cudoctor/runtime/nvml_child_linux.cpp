@@ -1,4 +1,5 @@
 #include <array>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -164,12 +165,34 @@ void query_state(DeviceQuery& q) {
     q.d()["utilization_memory_pct"] = u.memory;
   }
   q.uint_field("nvmlDeviceGetPowerManagementLimit", "power_limit_w", 1000);  // milliwatts
+  q.uint_field("nvmlDeviceGetEnforcedPowerLimit", "power_limit_enforced_w", 1000);
+  q.uint_field("nvmlDeviceGetPowerManagementDefaultLimit", "power_limit_default_w", 1000);
+  unsigned min_mw = 0, max_mw = 0;
+  if (q.query<nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*)>(
+          "nvmlDeviceGetPowerManagementLimitConstraints", [&](auto f, auto dev) { return f(dev, &min_mw, &max_mw); })) {
+    q.d()["power_limit_min_w"] = min_mw / 1000;
+    q.d()["power_limit_max_w"] = max_mw / 1000;
+  }
   q.uint_field("nvmlDeviceGetPowerUsage", "power_draw_w", 1000);
   q.clock_field("nvmlDeviceGetClockInfo", k_nvml_clock_graphics, "clock_graphics_mhz");
   q.clock_field("nvmlDeviceGetClockInfo", k_nvml_clock_sm, "clock_sm_mhz");
   q.clock_field("nvmlDeviceGetClockInfo", k_nvml_clock_mem, "clock_memory_mhz");
   q.clock_field("nvmlDeviceGetMaxClockInfo", k_nvml_clock_graphics, "max_clock_graphics_mhz");
   q.clock_field("nvmlDeviceGetMaxClockInfo", k_nvml_clock_mem, "max_clock_memory_mhz");
+  q.clock_field("nvmlDeviceGetMaxClockInfo", k_nvml_clock_sm, "max_clock_sm_mhz");
+  // The clocks-event reasons: NVML 12.2 renamed …ThrottleReasons (kept, deprecated) to this.
+  using ReasonsFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
+  const char* reasons_fn = q.nvml().get<ReasonsFn>("nvmlDeviceGetCurrentClocksEventReasons")
+                               ? "nvmlDeviceGetCurrentClocksEventReasons"
+                               : "nvmlDeviceGetCurrentClocksThrottleReasons";
+  unsigned long long reasons = 0;
+  if (q.query<ReasonsFn>(reasons_fn, [&](auto f, auto dev) { return f(dev, &reasons); }))
+    q.d()["clocks_event_reasons"] = static_cast<std::int64_t>(reasons & 0x7fffffffffffffffULL);
+  int pstate = 0;  // nvmlPstates_t: 0..15, 32 unknown
+  if (q.query<nvmlReturn_t (*)(nvmlDevice_t, int*)>("nvmlDeviceGetPerformanceState",
+                                                    [&](auto f, auto dev) { return f(dev, &pstate); }) &&
+      pstate >= 0 && pstate <= 15)
+    q.d()["performance_state"] = pstate;
 }
 
 // PCIe link, persistence and MIG modes, compute capability.

@@ -9,6 +9,7 @@
 
 #include "cudoctor/snapshot/host_facts.hpp"
 #include "cudoctor/snapshot/python_facts.hpp"
+#include "cudoctor/snapshot/toolkit_facts.hpp"
 
 namespace cudoctor::snapshot {
 
@@ -37,8 +38,15 @@ struct PciDevice {
   std::string max_link_speed;
   int current_link_width = 0;  // lanes; 0 unknown
   int max_link_width = 0;
-  std::string runtime_status;  // power/runtime_status: active, suspended, …
-  bool boot_vga = false;       // boot_vga == 1
+  std::string runtime_status;   // power/runtime_status: active, suspended, …
+  bool boot_vga = false;        // boot_vga == 1
+  std::string power_state;      // power_state: D0, D3hot, D3cold, unknown; "" when the kernel has no such file
+  std::string runtime_control;  // power/control: "auto" (runtime power management on) or "on"
+  // The port above it: the parent directory in /sys/devices when that is a PCI function
+  // (a root or switch port); the link's capability is the lesser of the two ends'.
+  std::string port_address;  // "0000:00:01.0", "" when the device hangs off the host bridge
+  std::string port_max_link_speed;
+  int port_max_link_width = 0;
   bool operator==(const PciDevice&) const = default;
 };
 
@@ -146,7 +154,16 @@ struct NvmlGpu {
   int temperature_c = -1;  // -1 unknown
   int utilization_gpu_pct = -1;
   int utilization_memory_pct = -1;
-  int power_limit_w = -1;  // from milliwatts
+  int power_limit_w = -1;           // nvmlDeviceGetPowerManagementLimit, from milliwatts
+  int power_limit_enforced_w = -1;  // nvmlDeviceGetEnforcedPowerLimit: after every limiter
+  int power_limit_default_w = -1;   // nvmlDeviceGetPowerManagementDefaultLimit: what it boots with
+  int power_limit_min_w = -1;       // nvmlDeviceGetPowerManagementLimitConstraints
+  int power_limit_max_w = -1;
+  // nvmlDeviceGetCurrentClocksEventReasons (…ThrottleReasons before NVML 12.2): nvml.h's bits,
+  // 0x1 GpuIdle, 0x4 SwPowerCap, 0x8 HwSlowdown, 0x20 SwThermalSlowdown, …; -1 unknown.
+  std::int64_t clocks_event_reasons = -1;
+  int performance_state = -1;  // nvmlDeviceGetPerformanceState: 0 (P0, most) .. 15; -1 unknown
+  int max_clock_sm_mhz = -1;
   int power_draw_w = -1;
   int clock_graphics_mhz = -1;
   int clock_sm_mhz = -1;
@@ -200,92 +217,6 @@ struct Gpu {
   PciDevice pci;  // address empty when NVML sees a GPU sysfs does not show
   std::optional<NvmlGpu> nvml;
   bool operator==(const Gpu&) const = default;
-};
-
-// L2: one piece of evidence for a toolkit's version.
-struct VersionWitness {
-  std::string source;   // "version.json", "nvcc binary" (its embedded banner), "libcudart.so.12.2.140", "dist-info
-                        // nvidia_cuda_runtime-13.0.96"
-  std::string version;  // "12.2.140"
-  bool operator==(const VersionWitness&) const = default;
-};
-
-struct ToolkitComponent {
-  std::string name;     // cudart, cublas, cufft, cusparse, cudnn, nccl, nvrtc, nvjitlink
-  std::string version;  // "12.2.5.6", "" unknown
-  std::string library;  // logical path of the library file
-  bool operator==(const ToolkitComponent&) const = default;
-};
-
-// How a toolkit root was found. JSON writes the phrase after each value.
-enum class ToolkitFinder {
-  other,                 // a phrase this version does not know (from another version's snapshot)
-  usr_local_dir,         // "/usr/local/cuda-* directory"
-  usr_local_cuda,        // "/usr/local/cuda"
-  opt_cuda,              // "/opt/cuda"
-  distribution_package,  // "distribution package (nvidia-cuda-toolkit)"
-  cuda_home,             // "CUDA_HOME"
-  cuda_path,             // "CUDA_PATH"
-  cuda_root,             // "CUDA_ROOT"
-  nvcc_on_path,          // "nvcc on PATH": the first nvcc on PATH, the one that runs
-  nvcc_later_on_path,    // "nvcc later on PATH"
-  conda_environment,     // "conda environment <prefix>"
-};
-
-// One way a toolkit was found; JSON writes it as one phrase ("conda environment /opt/conda").
-struct ToolkitFoundBy {
-  ToolkitFinder how = ToolkitFinder::other;
-  std::string detail;  // conda_environment: the environment's prefix; other: the whole phrase
-  bool operator==(const ToolkitFoundBy&) const = default;
-};
-// The phrase JSON and the report show: "nvcc on PATH", "conda environment /opt/conda".
-std::string to_string(const ToolkitFoundBy& f);
-std::vector<std::string> to_strings(const std::vector<ToolkitFoundBy>& fs);
-
-// A CUDA toolkit installation.
-struct Toolkit {
-  std::string root;                      // logical, canonical: /usr/local/cuda-12.2, /usr/lib/nvidia-cuda-toolkit
-  std::vector<ToolkitFoundBy> found_by;  // in the order the probe looked
-  std::string layout;   // "nvidia" (bin, lib64 under one root), "debian" (nvidia-cuda-toolkit), "conda"
-  std::string version;  // the best witness: nvcc's, else the runtime's
-  std::vector<VersionWitness> witnesses;
-  std::string nvcc;  // logical path, "" when the toolkit has none
-  std::string bin_dir;
-  std::string lib_dir;
-  std::vector<ToolkitComponent> components;
-  std::vector<std::string> nvcc_archs;  // unused since nvcc is no longer run (kept for the schema)
-  std::vector<std::string> missing;     // parts expected but absent: "bin/nvcc", "libcudart"
-  bool operator==(const Toolkit&) const = default;
-};
-
-// A line of a global shell or loader configuration file that sets CUDA paths.
-struct GlobalSetting {
-  std::string file;
-  int line = 0;
-  std::string text;
-  bool operator==(const GlobalSetting&) const = default;
-};
-
-struct LoaderPick {
-  std::string soname;  // "libcudart.so.12"
-  std::string path;    // "" when the loader finds none
-  std::string rule;    // "ld.so.cache", "LD_LIBRARY_PATH", …
-  bool operator==(const LoaderPick&) const = default;
-};
-
-struct ToolkitFacts {
-  std::vector<Toolkit> toolkits;
-  std::string cuda_link_target;    // /usr/local/cuda -> as written, "" when absent
-  std::string cuda_link_resolved;  // canonical, "" when dangling or absent
-  std::string path_nvcc;           // the first nvcc on PATH (logical), "" none
-  std::string path_nvcc_real;
-  std::optional<std::string> cuda_home, cuda_path, cuda_root;  // environment
-  std::vector<std::string> path;                               // PATH entries
-  std::vector<std::string> ld_library_path;                    // LD_LIBRARY_PATH entries
-  std::vector<std::string> ld_so_conf_dirs;                    // directories /etc/ld.so.conf(.d) names, with the file
-  std::vector<GlobalSetting> global_settings;
-  std::vector<LoaderPick> cudart_picks;  // libcudart.so.<major> for each toolkit major, as the loader finds it
-  bool operator==(const ToolkitFacts&) const = default;
 };
 
 // The result of one CUDA API call: its code, NVIDIA's name and message for it.

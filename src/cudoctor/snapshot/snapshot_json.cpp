@@ -48,7 +48,8 @@ CUDOCTOR_JSON(HostFacts, os_id, os_version, os_pretty_name, kernel, arch, hostna
               hypervisor, secure_boot, secure_boot_evidence, os_like, tools, packages, packages_known, nvidia_env)
 CUDOCTOR_JSON(PciDevice, address, vendor_id, device_id, subsystem_vendor_id, subsystem_device_id, class_code,
               vendor_name, device_name, subsystem_name, driver, current_link_speed, max_link_speed, current_link_width,
-              max_link_width, runtime_status, boot_vga)
+              max_link_width, runtime_status, boot_vga, power_state, runtime_control, port_address, port_max_link_speed,
+              port_max_link_width)
 CUDOCTOR_JSON(ModuleState, name, loaded, state)
 CUDOCTOR_JSON(Blacklist, module, source, line)
 CUDOCTOR_JSON(KernelModule, version, version_source, version_line, flavor)
@@ -59,7 +60,9 @@ CUDOCTOR_JSON(ChildOutcome, status, signal, exit_code, seconds, message, last_ca
 CUDOCTOR_JSON(NvmlGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory_used_bytes, temperature_c,
               utilization_gpu_pct, utilization_memory_pct, power_limit_w, power_draw_w, clock_graphics_mhz,
               clock_sm_mhz, clock_memory_mhz, max_clock_graphics_mhz, max_clock_memory_mhz, pcie_gen_current,
-              pcie_gen_max, pcie_width_current, pcie_width_max, persistence_mode, mig_mode, compute_capability, errors)
+              pcie_gen_max, pcie_width_current, pcie_width_max, persistence_mode, mig_mode, compute_capability, errors,
+              power_limit_enforced_w, power_limit_default_w, power_limit_min_w, power_limit_max_w, clocks_event_reasons,
+              performance_state, max_clock_sm_mhz)
 CUDOCTOR_JSON(NvmlFacts, library, outcome, init_code, init_error_name, init_error_string, driver_version,
               cuda_driver_version, gpus)
 CUDOCTOR_JSON(DriverFacts, modules, modules_listed, blacklists, blacklist_sources_unreadable, kernel_module,
