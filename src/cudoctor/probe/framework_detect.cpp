@@ -220,6 +220,14 @@ void frameworks_in(Context& ctx, ld::Resolver& resolver, const std::string& site
   const auto dists = dists_in(ctx, site);
   for (const auto& d : dists)
     if (d.name.starts_with("nvidia_")) env.nvidia_packages.emplace_back(d.name, d.version);
+  for (const auto& d : dists) {
+    const auto name = util::to_lower(d.name);
+    const auto dist_info = d.name + "-" + d.version + ".dist-info";
+    if (name == "triton" || name == "pytorch_triton")
+      env.libcuda_users.push_back({d.name, d.version, dist_info});
+    else if (name == "bitsandbytes" && ctx.sys().exists(site + "/bitsandbytes/cuda_setup/main.py"))
+      env.libcuda_users.push_back({d.name, d.version, "bitsandbytes/cuda_setup/main.py"});
+  }
   const Site s{ctx, site, dists};
   constexpr std::string_view k_wheel = "dist-info ";
   for (const auto& d : k_detectors) {

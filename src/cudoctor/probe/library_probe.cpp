@@ -159,4 +159,13 @@ std::vector<snapshot::DriverLibrary> probe_driver_libraries(Context& ctx, const 
   return {find_library(ctx, resolver, "libcuda.so.1"), find_library(ctx, resolver, "libnvidia-ml.so.1")};
 }
 
+void probe_unversioned_libcuda(Context& ctx, snapshot::DriverFacts& driver) {
+  const auto& sys = ctx.sys();
+  ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
+  driver.libcuda_unversioned = find_library(ctx, resolver, "libcuda.so");
+  for (const auto& l : driver.libraries)
+    if (l.soname == "libcuda.so.1" && !l.path.empty())
+      driver.libcuda_unversioned_beside = sys.exists(sys::join(sys::dirname(l.path), "libcuda.so"));
+}
+
 }  // namespace cudoctor::probe

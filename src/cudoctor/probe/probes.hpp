@@ -40,6 +40,9 @@ std::vector<snapshot::DeviceNode> probe_device_nodes(Context& ctx);
 
 // L1: where the loader would find libcuda.so.1 and libnvidia-ml.so.1, and their versions.
 std::vector<snapshot::DriverLibrary> probe_driver_libraries(Context& ctx, const snapshot::HostFacts& host);
+// libcuda.so (unversioned) as dlopen finds it, and whether one lies beside the libcuda.so.1 of
+// driver.libraries (which must be probed first).
+void probe_unversioned_libcuda(Context& ctx, snapshot::DriverFacts& driver);
 
 // L1: which libnvidia-ml.so.1 NVML is asked through (host path into host_library), or why
 // it is not (facts with outcome "not_run"). probe_runtime runs it.

@@ -98,6 +98,10 @@ inline constexpr CatalogEntry k_catalog[] = {
      "On the host, upgrade the driver, or use an image for the CUDA the host's driver supports."},
     {"container-requirement-by-brand", Layer::L1, Severity::info,
      "The image's requirement holds only on some GPU brands (forward compatibility)"},
+    {"libcuda-unversioned-missing", Layer::L1, Severity::warn,
+     "Triton or bitsandbytes is installed and no libcuda.so lies where it looks",
+     "Make the link libcuda.so -> libcuda.so.1 next to libcuda.so.1 and run ldconfig (under WSL, in a directory of "
+     "your own, with TRITON_LIBCUDA_PATH)."},
     {"gpu-runtime-suspended", Layer::L1, Severity::info, "The GPU is asleep under runtime power management"},
     {"pcie-link-degraded", Layer::L1, Severity::warn, "The GPU's PCIe link trained below what both its ends can do",
      "Reseat the card or move it to a slot wired for all its lanes, then read the link (lspci -vv: LnkCap, LnkSta) "

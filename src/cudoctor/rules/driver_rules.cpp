@@ -48,6 +48,7 @@ std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBas
   l1::requirement_rule(v, kb, out);
   l1::node_rules(v, out);
   l1::library_rules(v, kb, out);
+  l1::unversioned_libcuda_rule(v, out);
   // An error found so far explains NVML's failure.
   l1::nvml_rules(v, kb, any_error(out), out);
   l1::link_power_rules(v, out);

@@ -75,6 +75,9 @@ void requirement_rule(const View& v, const kb::KnowledgeBase& kb, std::vector<Fi
 void node_rules(const View& v, std::vector<Finding>& out);
 // driver-library-missing, driver-version-mismatch or driver-libraries-ok (l1_libraries.cpp).
 void library_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
+// libcuda-unversioned-missing: Triton or old bitsandbytes is installed and the libcuda.so it
+// needs is not where it looks (l1_unversioned.cpp).
+void unversioned_libcuda_rule(const View& v, std::vector<Finding>& out);
 // WSL2: wsl-gpu-device or wsl-no-gpu-device, then the container, library and NVML rules (l1_wsl.cpp).
 void wsl_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
 // nvml-failed, nvml-error or nvml-error-explained-above, nvml-implausible, nvml-ok and

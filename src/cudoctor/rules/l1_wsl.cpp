@@ -98,6 +98,7 @@ void wsl_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>&
   const bool explained = native_driver_rule(v, out) | off_loader_path_rule(v, out);
   capability_rule(v, out);
   library_rules(v, kb, out);
+  unversioned_libcuda_rule(v, out);
   nvml_rules(v, kb, explained, out);
 }
 

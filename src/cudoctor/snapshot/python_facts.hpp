@@ -69,6 +69,9 @@ struct PythonEnv {
   std::vector<std::string> site_packages;  // in import order
   std::vector<Framework> frameworks;
   std::vector<std::pair<std::string, std::string>> nvidia_packages;  // dist-info name -> version
+  // Packages that need the unversioned libcuda.so: triton (its launcher is linked with -lcuda),
+  // bitsandbytes while it has cuda_setup/main.py (dlopen("libcuda.so")); source names the file.
+  std::vector<PackageVersion> libcuda_users;
   // pyvenv.cfg include-system-site-packages = true: site_packages then ends with the base
   // environment's directories (site.py adds them after the venv's own).
   bool system_site_packages = false;

@@ -206,6 +206,11 @@ struct DriverFacts {
   std::string nvidia_modprobe;           // path of the nvidia-modprobe helper, "" if not installed
   bool nvidia_modprobe_setuid = false;   // setuid root: CUDA can then create nodes and load nvidia-uvm itself
   std::vector<DriverLibrary> libraries;  // libcuda.so.1, libnvidia-ml.so.1
+  // The unversioned libcuda.so: what dlopen("libcuda.so") finds (bitsandbytes' old CUDA set-up
+  // opens it), and whether one lies beside the libcuda.so.1 the loader takes (Triton links its
+  // launcher with -lcuda against the directories ldconfig lists libcuda.so.1 in).
+  DriverLibrary libcuda_unversioned;
+  bool libcuda_unversioned_beside = false;
   NvmlFacts nvml;
   std::vector<PciDevice> other_display_devices;  // display controllers not made by NVIDIA
   bool pci_listed = false;                       // /sys/bus/pci/devices was read

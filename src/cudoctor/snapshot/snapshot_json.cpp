@@ -66,8 +66,8 @@ CUDOCTOR_JSON(NvmlGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory
 CUDOCTOR_JSON(NvmlFacts, library, outcome, init_code, init_error_name, init_error_string, driver_version,
               cuda_driver_version, gpus)
 CUDOCTOR_JSON(DriverFacts, modules, modules_listed, blacklists, blacklist_sources_unreadable, kernel_module,
-              module_files, device_nodes, nvidia_modprobe, nvidia_modprobe_setuid, libraries, nvml,
-              other_display_devices, pci_listed)
+              module_files, device_nodes, nvidia_modprobe, nvidia_modprobe_setuid, libraries, libcuda_unversioned,
+              libcuda_unversioned_beside, nvml, other_display_devices, pci_listed)
 CUDOCTOR_JSON(Gpu, pci, nvml)
 CUDOCTOR_JSON(VersionWitness, source, version)
 CUDOCTOR_JSON(ToolkitComponent, name, version, library)
@@ -83,7 +83,7 @@ CUDOCTOR_JSON(Framework, name, version, cuda, hip, cudnn, location, source, gpu_
               missing, missing_versions, sm_archs, ptx_archs, requires_nvidia, error, installer, inherited, companions,
               minimum_jaxlib)
 CUDOCTOR_JSON(PythonEnv, prefix, interpreter, version, kind, found_by, site_packages, frameworks, nvidia_packages,
-              system_site_packages, base_prefix, conda_meta)
+              libcuda_users, system_site_packages, base_prefix, conda_meta)
 CUDOCTOR_JSON(EnvListCut, source, entries, inspected)
 CUDOCTOR_JSON(PythonFacts, path_python, path_python_env, envs, lists_cut)
 CUDOCTOR_JSON(CudaCall, code, name, message)
