@@ -1,7 +1,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
+#include "cudoctor/elf/elf_file.hpp"
+#include "cudoctor/elf/note.hpp"
 #include "cudoctor/ld/resolver.hpp"
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/sys/paths.hpp"
@@ -126,6 +129,40 @@ std::vector<snapshot::LibraryCandidate> candidates(Context& ctx, const std::stri
   return out;
 }
 
+// A libcuda from NVIDIA's cuda-compat package: its .note.cuda.fwd_compatibility ELF note (read
+// as nvidia-container-toolkit's enable-cuda-compat hook reads it), else its directory.
+std::optional<snapshot::ForwardCompat> forward_compat(Context& ctx, const std::string& real_path) {
+  std::optional<snapshot::ForwardCompat> out;
+  if (sys::basename(sys::dirname(real_path)) == "compat") out.emplace();
+  const auto blob = ctx.map_optional(real_path);
+  if (!blob) return out;
+  const auto elf = elf::parse_elf(blob->data(), blob->size());
+  if (!elf) return out;
+  const auto note =
+      elf::read_note(*elf, blob->data(), blob->size(), ".note.cuda.fwd_compatibility", "NVIDIA Corporation");
+  if (!note || !*note) {
+    if (!note) out.emplace().note_error = note.error();
+    return out;
+  }
+  auto& fc = out.emplace();
+  const auto j = nlohmann::json::parse(**note, nullptr, false);
+  if (!j.is_object()) {
+    fc.note_error = "the note is not a JSON object: " + util::printable(**note, 60);
+    return out;
+  }
+  fc.note = true;
+  // Go's encoding/json, which the hook uses, matches keys in any case: "CUDA Version", "Driver".
+  for (const auto& [key, value] : j.items()) {
+    const auto k = util::to_lower(key);
+    if (k == "cuda version" && value.is_string()) fc.cuda = value.get<std::string>();
+    const bool list = k == "driver" || k == "device";
+    if (!list || !value.is_array()) continue;
+    for (const auto& n : value)
+      if (n.is_number_integer()) (k == "driver" ? fc.drivers : fc.devices).push_back(n.get<int>());
+  }
+  return out;
+}
+
 snapshot::DriverLibrary find_library(Context& ctx, ld::Resolver& resolver, const std::string& soname) {
   const auto& sys = ctx.sys();
   snapshot::DriverLibrary lib;
@@ -148,6 +185,7 @@ snapshot::DriverLibrary find_library(Context& ctx, ld::Resolver& resolver, const
     const auto v = real.substr(stem.size());
     if (const auto parsed = util::Version::parse(v); parsed && parsed->parts.size() >= 2) lib.version = v;
   }
+  if (soname == "libcuda.so.1") lib.forward_compat = forward_compat(ctx, lib.real_path);
   return lib;
 }
 

@@ -24,6 +24,9 @@ constexpr CauseRow k_causes[] = {
     {"driver-library-missing", "wsl-libraries-off-loader-path", "the loader does not search /usr/lib/wsl/lib"},
     {"driver-version-mismatch", "wsl-native-driver-installed", "a Linux driver's libraries beside WSL's"},
     {"driver-library-missing", "wsl-native-driver-installed", "a Linux driver's libraries beside WSL's"},
+    {"cuda-forward-compat-unsupported", "cuda-compat-unusable", "the loader takes the image's cuda-compat libcuda"},
+    {"cuda-init-failed", "cuda-compat-unusable", "the loader takes the image's cuda-compat libcuda"},
+    {"runtime-too-new-for-driver", "cuda-compat-unusable", "the loader takes the image's cuda-compat libcuda"},
     // The kernel module comes before everything that needs it.
     {"nvidia-module-not-loaded", "nvidia-module-blacklisted", "a blacklisted module is not loaded"},
     {"nvidia-module-not-loaded", "module-blocked-by-secure-boot", "Secure Boot refuses an unsigned module"},

@@ -98,6 +98,12 @@ inline constexpr CatalogEntry k_catalog[] = {
      "On the host, upgrade the driver, or use an image for the CUDA the host's driver supports."},
     {"container-requirement-by-brand", Layer::L1, Severity::info,
      "The image's requirement holds only on some GPU brands (forward compatibility)"},
+    {"cuda-compat-in-use", Layer::L1, Severity::info,
+     "A forward-compatibility libcuda (cuda-compat) runs over an older host driver"},
+    {"cuda-compat-unusable", Layer::L1, Severity::error,
+     "The loader takes a forward-compatibility libcuda that cannot run here",
+     "Upgrade the host's driver to the minimum for the image's CUDA, or use an image built for the CUDA the host's "
+     "driver supports; forward compatibility runs on data-center GPUs only."},
     {"libcuda-unversioned-missing", Layer::L1, Severity::warn,
      "Triton or bitsandbytes is installed and no libcuda.so lies where it looks",
      "Make the link libcuda.so -> libcuda.so.1 next to libcuda.so.1 and run ldconfig (under WSL, in a directory of "

@@ -174,6 +174,8 @@ void library_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Findi
     if (v.nvidia_loaded || v.wsl2) library_missing_rule(v, kb, out);  // else the module finding explains it
     return;
   }
+  // A cuda-compat libcuda is newer than the module by design: judged as forward compatibility.
+  if (forward_compat_rules(v, kb, *cuda, out)) return;
   if (version_mismatch_rule(v, *cuda, nvml, out)) return;
   auto f = make_finding("driver-libraries-ok");
   f.title = fmt::format("User-space driver libcuda.so.1{}", cuda->version.empty() ? "" : " " + cuda->version);

@@ -75,6 +75,10 @@ void requirement_rule(const View& v, const kb::KnowledgeBase& kb, std::vector<Fi
 void node_rules(const View& v, std::vector<Finding>& out);
 // driver-library-missing, driver-version-mismatch or driver-libraries-ok (l1_libraries.cpp).
 void library_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
+// A libcuda from cuda-compat: cuda-compat-in-use or cuda-compat-unusable. False when cuda is
+// not one (or the versions cannot be compared), and the usual library rules judge it (l1_compat.cpp).
+bool forward_compat_rules(const View& v, const kb::KnowledgeBase& kb, const snapshot::DriverLibrary& cuda,
+                          std::vector<Finding>& out);
 // libcuda-unversioned-missing: Triton or old bitsandbytes is installed and the libcuda.so it
 // needs is not where it looks (l1_unversioned.cpp).
 void unversioned_libcuda_rule(const View& v, std::vector<Finding>& out);

@@ -102,6 +102,17 @@ struct LibraryCandidate {
   bool operator==(const LibraryCandidate&) const = default;
 };
 
+// A forward-compatibility libcuda (NVIDIA's cuda-compat package): what its
+// .note.cuda.fwd_compatibility ELF note (owner "NVIDIA Corporation", JSON) says it supports.
+struct ForwardCompat {
+  bool note = false;         // the note was read; false: known as compat by its directory only
+  std::string note_error;    // the note is there but could not be read
+  std::string cuda;          // "CUDA Version": the CUDA it brings, "12.4"
+  std::vector<int> drivers;  // "driver": the host driver branches it runs over, 470, 535, …
+  std::vector<int> devices;  // "device": undocumented by NVIDIA
+  bool operator==(const ForwardCompat&) const = default;
+};
+
 // A user-space driver library as the dynamic loader would find it.
 struct DriverLibrary {
   std::string soname;     // "libcuda.so.1"
@@ -114,6 +125,7 @@ struct DriverLibrary {
   // When not found: files and links of the soname in the usual driver directories and the
   // ld.so.conf ones, so "installed but its link dangles" is told from "not installed".
   std::vector<LibraryCandidate> candidates;
+  std::optional<ForwardCompat> forward_compat;  // libcuda from a cuda-compat package (its note or directory)
   bool operator==(const DriverLibrary&) const = default;
 };
 

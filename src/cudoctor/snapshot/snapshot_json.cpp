@@ -55,7 +55,8 @@ CUDOCTOR_JSON(Blacklist, module, source, line)
 CUDOCTOR_JSON(KernelModule, version, version_source, version_line, flavor)
 CUDOCTOR_JSON(DeviceNode, path, type, major, minor, mode, uid, gid, can_read, can_write)
 CUDOCTOR_JSON(LibraryCandidate, path, state, target, reason)
-CUDOCTOR_JSON(DriverLibrary, soname, path, real_path, version, found_by, searched, candidates)
+CUDOCTOR_JSON(ForwardCompat, note, note_error, cuda, drivers, devices)
+CUDOCTOR_JSON(DriverLibrary, soname, path, real_path, version, found_by, searched, candidates, forward_compat)
 CUDOCTOR_JSON(ChildOutcome, status, signal, exit_code, seconds, message, last_call)
 CUDOCTOR_JSON(NvmlGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory_used_bytes, temperature_c,
               utilization_gpu_pct, utilization_memory_pct, power_limit_w, power_draw_w, clock_graphics_mhz,

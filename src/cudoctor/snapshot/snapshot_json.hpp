@@ -91,6 +91,8 @@ void to_json(nlohmann::json& j, const DeviceNode& v);
 void from_json(const nlohmann::json& j, DeviceNode& v);
 void to_json(nlohmann::json& j, const LibraryCandidate& v);
 void from_json(const nlohmann::json& j, LibraryCandidate& v);
+void to_json(nlohmann::json& j, const ForwardCompat& v);
+void from_json(const nlohmann::json& j, ForwardCompat& v);
 void to_json(nlohmann::json& j, const DriverLibrary& v);
 void from_json(const nlohmann::json& j, DriverLibrary& v);
 void to_json(nlohmann::json& j, const ChildOutcome& v);
