@@ -5,7 +5,6 @@
 #include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/rules/l1_fixes.hpp"
 #include "cudoctor/rules/l1_view.hpp"
-#include "cudoctor/sys/paths.hpp"
 
 namespace cudoctor::rules::l1 {
 namespace {
@@ -31,7 +30,7 @@ void unversioned_libcuda_rule(const View& v, std::vector<Finding>& out) {
       needs.push_back(fmt::format("{} {} in {} ({})", p.name, p.version, env.prefix, p.source));
     }
   if (needs.empty()) return;
-  const auto dir = sys::dirname(cuda->path);
+  const auto dir = cuda->path.substr(0, cuda->path.rfind('/'));  // the loader gives absolute paths
   auto f = make_finding("libcuda-unversioned-missing");
   f.title = fmt::format("No libcuda.so beside {}: {} will fail", cuda->path,
                         triton && bnb ? "Triton (torch.compile) and bitsandbytes"
