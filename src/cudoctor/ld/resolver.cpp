@@ -244,6 +244,12 @@ Resolver::Searched Resolver::search(const std::string& name, const Tree& tree, i
   return s;
 }
 
+Lookup Resolver::locate_from(const Tree& tree, int requester, const std::string& name, std::string& found) {
+  auto s = search(name, tree, requester);
+  found = std::move(s.path);
+  return std::move(s.lookup);
+}
+
 Lookup Resolver::locate(const std::string& name, std::string& found, bool is_64, std::uint16_t machine) {
   auto program = std::make_shared<elf::ElfFile>();
   program->is_64 = is_64;

@@ -54,6 +54,11 @@ class Resolver {
   // LD_LIBRARY_PATH, ld.so.cache, the default path. found is "" when it would not.
   Lookup locate(const std::string& name, std::string& found, bool is_64 = true, std::uint16_t machine = 62);
 
+  // Where dlopen(name), called from the tree's object requester, finds a library: searched as a
+  // DT_NEEDED name of that object is (its RUNPATH, LD_LIBRARY_PATH, the cache, the default path).
+  // found is "" when it would not.
+  Lookup locate_from(const Tree& tree, int requester, const std::string& name, std::string& found);
+
   // The ld.so.cache in use (parsed once); an error message when it could not be read.
   const LdSoCache* cache() const;
   const std::string& cache_error() const { return m_cache_error; }

@@ -28,14 +28,61 @@ std::string bundled_copy(Context& ctx, const std::string& site, const Framework&
   return "";
 }
 
+// One CUDA library as the loader resolved it, with the environment's own copy and its version.
+snapshot::FrameworkLibrary library_entry(Context& ctx, const std::string& site, const Framework& fw,
+                                         const std::string& soname, const std::string& path, ld::Rule rule) {
+  const auto& sys = ctx.sys();
+  snapshot::FrameworkLibrary l{soname, path, ld::to_string(rule), "", bundled_copy(ctx, site, fw, soname)};
+  // The copy the loader takes is the bundled one when it is the same file ($ORIGIN/../.. paths).
+  if (!l.bundled.empty() && sys.canonical(l.bundled).value_or(l.bundled) == sys.canonical(path).value_or(path))
+    l.bundled = l.path;
+  const auto real = sys::basename(sys.canonical(path).value_or(path));
+  if (const auto dot = real.find(".so."); dot != std::string::npos) l.version = real.substr(dot + 4);
+  return l;
+}
+
+// What TensorFlow's dso_loader (tsl/platform/default/dso_loader.cc) opens at run time, by the
+// CUDA and cuDNN its build_info names: each library's soname major as that CUDA major ships it
+// (CUDA 11: cuFFT 10; CUDA 12: cuFFT 11, cuSOLVER 11; CUDA 13: cuFFT 12, cuSOLVER 12).
+std::vector<std::string> tensorflow_dlopens(const Framework& fw) {
+  const int cuda = std::atoi(fw.cuda.c_str());
+  std::vector<std::string> out;
+  if (cuda == 11)
+    out = {"libcudart.so.11.0", "libcublas.so.11",   "libcublasLt.so.11",
+           "libcufft.so.10",    "libcusolver.so.11", "libcusparse.so.11"};
+  else if (cuda == 12)
+    out = {"libcudart.so.12", "libcublas.so.12",   "libcublasLt.so.12",
+           "libcufft.so.11",  "libcusolver.so.11", "libcusparse.so.12"};
+  else if (cuda == 13)
+    out = {"libcudart.so.13", "libcublas.so.13",   "libcublasLt.so.13",
+           "libcufft.so.12",  "libcusolver.so.12", "libcusparse.so.12"};
+  if (const int cudnn = std::atoi(fw.cudnn.c_str()); cudnn > 0 && !out.empty())
+    out.push_back("libcudnn.so." + std::to_string(cudnn));
+  return out;
+}
+
+// The libraries the framework opens at run time, searched as dlopen from its GPU library.
+void collect_dlopened(Context& ctx, ld::Resolver& resolver, const ld::Tree& tree, const std::string& site,
+                      Framework& fw) {
+  if (fw.name != "tensorflow") return;
+  for (const auto& soname : tensorflow_dlopens(fw)) {
+    fw.dlopened.push_back(soname);
+    const bool loaded = std::any_of(tree.objects.begin(), tree.objects.end(),
+                                    [&](const ld::Object& o) { return o.name == soname && o.found; });
+    if (loaded) continue;  // a DT_NEEDED of the tree already: dlopen returns that one
+    std::string found;
+    const auto lookup = resolver.locate_from(tree, 0, soname, found);
+    if (found.empty())
+      fw.missing.push_back(soname);
+    else
+      fw.libraries.push_back(library_entry(ctx, site, fw, soname, found, lookup.rule));
+  }
+}
+
 // The CUDA libraries of the tree, as the loader resolves them.
 void collect_libraries(Context& ctx, const ld::Tree& tree, const std::string& site, Framework& fw) {
-  const auto& sys = ctx.sys();
   static const std::regex cuda_lib(
       R"(^lib(cudart|cublas|cublasLt|cudnn[a-z_]*|nccl|cufft|cusparse|curand|cusolver|nvrtc|nvJitLink|cupti|nvToolsExt)\.so)");
-  const auto same_file = [&](const std::string& a, const std::string& b) {
-    return sys.canonical(a).value_or(a) == sys.canonical(b).value_or(b);
-  };
   for (std::size_t i = 1; i < tree.objects.size(); ++i) {
     const auto& o = tree.objects[i];
     if (!o.found) {
@@ -44,12 +91,7 @@ void collect_libraries(Context& ctx, const ld::Tree& tree, const std::string& si
     }
     for (const auto& v : o.missing_versions) fw.missing_versions.push_back(v + " (needed by " + o.path + ")");
     if (!std::regex_search(o.name, cuda_lib)) continue;
-    snapshot::FrameworkLibrary l{o.name, o.path, ld::to_string(o.lookup.rule), "", bundled_copy(ctx, site, fw, o.name)};
-    // The copy the loader takes is the bundled one when it is the same file ($ORIGIN/../.. paths).
-    if (!l.bundled.empty() && same_file(l.bundled, l.path)) l.bundled = l.path;
-    const auto real = sys::basename(sys.canonical(o.path).value_or(o.path));
-    if (const auto dot = real.find(".so."); dot != std::string::npos) l.version = real.substr(dot + 4);
-    fw.libraries.push_back(std::move(l));
+    fw.libraries.push_back(library_entry(ctx, site, fw, o.name, o.path, o.lookup.rule));
   }
   for (const auto& v : tree.objects[0].missing_versions)
     fw.missing_versions.push_back(v + " (needed by " + fw.gpu_library + ")");
@@ -93,6 +135,7 @@ void resolve_framework(Context& ctx, ld::Resolver& resolver, const std::string& 
     return;
   }
   collect_libraries(ctx, *tree, site, fw);
+  collect_dlopened(ctx, resolver, *tree, site, fw);
   collect_archs(ctx, fw);
 }
 

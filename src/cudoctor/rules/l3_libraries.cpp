@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "cudoctor/rules/catalog.hpp"
@@ -89,6 +90,44 @@ std::vector<std::string> lib_evidence(const snapshot::Framework& f) {
   return ev;
 }
 
+// The knowledge base's install line for the installed release's build for its CUDA major
+// ("pip install \"tensorflow[and-cuda]==2.15.*\""); "" when it has none.
+std::string same_release_line(const FrameworkView& v) {
+  const auto* kf = v.kb.framework(v.f.name);
+  const auto installed = util::Version::parse(v.f.version.substr(0, v.f.version.find_first_not_of("0123456789.")));
+  const auto cuda = util::Version::parse(v.f.cuda);
+  if (!kf || !installed || !cuda) return "";
+  const auto* rel = v.kb.release_of(*kf, *installed);
+  if (!rel) return "";
+  for (const auto& var : rel->variants)
+    if (var.cuda.major() == cuda->major()) return var.install;
+  return "";
+}
+
+// Libraries the framework opens at run time (not DT_NEEDED): the import works, the GPU does not.
+void dlopened_missing_rule(const FrameworkView& v, const std::vector<std::string>& missing, std::vector<Finding>& out) {
+  const auto& f = v.f;
+  auto x = make_finding("framework-library-missing");
+  x.title = fmt::format("{} opens {} at run time, which the loader cannot find", v.who, fmt::join(missing, ", "));
+  x.detail =
+      "The import works, but TensorFlow logs \"Could not load dynamic library\" (\"Cannot dlopen some GPU "
+      "libraries\") and runs on the CPU: tf.config.list_physical_devices('GPU') is empty.";
+  x.evidence = v.base_ev;
+  for (const auto& m : missing)
+    x.evidence.push_back(
+        fmt::format("{}: not found from {} (its RUNPATH, LD_LIBRARY_PATH, ld.so.cache, the default "
+                    "path)",
+                    m, f.gpu_library));
+  const auto line = same_release_line(v);
+  auto cmds = line.empty() ? std::vector<std::string>{} : fixes::pip_install(v.m, v.env, &v.f, line);
+  x.fix = {cmds.empty() ? std::string("Install the CUDA libraries this build needs (the nvidia-* wheels of "
+                                      "tensorflow[and-cuda]), or put the toolkit's on the loader's path.")
+                        : install_text(v, "Reinstall this release with its CUDA wheels (the and-cuda extra)"),
+           std::move(cmds),
+           {fmt::format("ldconfig -p | grep {}", fixes::shell_quote(missing.front()))}};
+  out.push_back(std::move(x));
+}
+
 bool missing_libraries_rule(const FrameworkView& v, std::vector<Finding>& out) {
   const auto& f = v.f;
   bool broken = false;
@@ -99,15 +138,22 @@ bool missing_libraries_rule(const FrameworkView& v, std::vector<Finding>& out) {
     out.push_back(std::move(x));
     broken = true;
   }
-  if (!f.missing.empty()) {
+  std::vector<std::string> linked, opened;
+  for (const auto& m : f.missing)
+    (std::find(f.dlopened.begin(), f.dlopened.end(), m) != f.dlopened.end() ? opened : linked).push_back(m);
+  if (!opened.empty()) {
+    dlopened_missing_rule(v, opened, out);
+    broken = true;
+  }
+  if (!linked.empty()) {
     auto x = make_finding("framework-library-missing");
-    x.title = fmt::format("{} needs {}, which the loader cannot find", v.who, fmt::join(f.missing, ", "));
+    x.title = fmt::format("{} needs {}, which the loader cannot find", v.who, fmt::join(linked, ", "));
     x.detail = "The import fails with \"cannot open shared object file\" (or the GPU is silently unused).";
     x.evidence = v.base_ev;
     x.evidence.push_back("resolved from " + f.gpu_library);
     x.fix = {"Reinstall the framework with its CUDA dependencies, or install the missing CUDA libraries.",
              {},
-             {fmt::format("cudoctor ldd --why {} {}", f.missing.front(), fixes::shell_quote(f.gpu_library))}};
+             {fmt::format("cudoctor ldd --why {} {}", linked.front(), fixes::shell_quote(f.gpu_library))}};
     out.push_back(std::move(x));
     broken = true;
   }

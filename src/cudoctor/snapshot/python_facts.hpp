@@ -41,7 +41,10 @@ struct Framework {
   // sonames show (onnxruntime_gpu names no version): cuda is "" but it is no CPU-only build.
   bool cuda_unknown = false;
   std::vector<FrameworkLibrary> libraries;
-  std::vector<std::string> missing;           // sonames not found (libcuda.so.1 excepted)
+  std::vector<std::string> missing;  // sonames not found (libcuda.so.1 excepted)
+  // Sonames it opens at run time rather than through DT_NEEDED (TensorFlow's dso_loader),
+  // resolved as dlopen from gpu_library would; each is in libraries or missing.
+  std::vector<std::string> dlopened;
   std::vector<std::string> missing_versions;  // "GLIBCXX_3.4.32 (in /usr/lib/…/libstdc++.so.6)"
   std::vector<std::string> sm_archs;          // in its own libraries' fatbins
   std::vector<std::string> ptx_archs;

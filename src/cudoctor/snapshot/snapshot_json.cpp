@@ -82,7 +82,7 @@ CUDOCTOR_JSON(FrameworkLibrary, soname, path, rule, version, bundled)
 CUDOCTOR_JSON(PackageVersion, name, version, source)
 CUDOCTOR_JSON(Framework, name, version, cuda, hip, cudnn, location, source, gpu_library, cuda_unknown, libraries,
               missing, missing_versions, sm_archs, ptx_archs, requires_nvidia, error, installer, inherited, companions,
-              minimum_jaxlib)
+              minimum_jaxlib, dlopened)
 CUDOCTOR_JSON(PythonEnv, prefix, interpreter, version, kind, found_by, site_packages, frameworks, nvidia_packages,
               libcuda_users, system_site_packages, base_prefix, conda_meta)
 CUDOCTOR_JSON(EnvListCut, source, entries, inspected)

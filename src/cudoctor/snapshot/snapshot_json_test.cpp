@@ -186,6 +186,7 @@ Snapshot populated() {
                                 .libraries = {{"libcublas.so.12", "/x/libcublas.so.12", "DT_RUNPATH", "12.4.5.8",
                                                "/x/nvidia/cublas/lib/libcublas.so.12"}},
                                 .missing = {"libcudnn.so.9"},
+                                .dlopened = {"libcudnn.so.9"},
                                 .missing_versions = {"GLIBCXX_3.4.32 (in /usr/lib/libstdc++.so.6)"},
                                 .sm_archs = {"sm_90"},
                                 .ptx_archs = {"compute_90"},
