@@ -16,6 +16,8 @@ constexpr CauseRow k_causes[] = {
     {"nvml-error", "container-capability-missing", "no utility capability: no libnvidia-ml.so.1 is mounted"},
     {"nvml-error-explained-above", "container-capability-missing",
      "no utility capability: no libnvidia-ml.so.1 is mounted"},
+    {"device-nodes-missing", "container-visible-devices-none", "the toolkit injects no GPU node for none"},
+    {"gpu-count-mismatch", "container-visible-devices-none", "the toolkit injects no GPU for none"},
     {"uvm-module-not-loaded", "container-no-gpu-access", "a container without GPUs has no nodes"},
     {"uvm-loaded-on-demand", "container-no-gpu-access", "a container without GPUs has no nodes"},
     {"device-nodes-missing", "container-no-gpu-access", "a container without GPUs has no nodes"},

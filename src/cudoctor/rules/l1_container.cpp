@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/rules/container_require.hpp"
@@ -102,11 +103,58 @@ void capability_rule(const View& v, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
+namespace {
+
+// NVIDIA_VISIBLE_DEVICES as the NVIDIA Container Toolkit reads it (internal/config/image/
+// devices.go): "void", empty or unset (on an image that requires CUDA) inject nothing; "none"
+// injects the driver but no GPU. The variable when it asks for no GPU, else nullptr.
+const snapshot::EnvVar* no_devices_requested(const View& v) {
+  const auto* var = v.m.nvidia_env("NVIDIA_VISIBLE_DEVICES");
+  if (!var) return nullptr;
+  const auto value = util::trim(var->value);
+  return value.empty() || value == "void" || value == "none" ? var : nullptr;
+}
+
+// The container has the driver's control node but not one GPU node: started with
+// NVIDIA_VISIBLE_DEVICES=none, which the toolkit answers with the driver and no GPU.
+void visible_devices_none_rule(const View& v, std::vector<Finding>& out) {
+  const auto* var = no_devices_requested(v);
+  if (!var || util::trim(var->value) != "none") return;
+  for (const auto& n : v.snap.driver.device_nodes) {
+    const auto name = n.path.substr(n.path.rfind('/') + 1);
+    if (n.type != snapshot::NodeType::missing && name.size() > 6 && name.starts_with("nvidia") &&
+        std::isdigit(static_cast<unsigned char>(name[6])))
+      return;  // a GPU node is there: something else passed a GPU in
+  }
+  auto f = make_finding("container-visible-devices-none");
+  f.detail =
+      "The NVIDIA Container Toolkit reads NVIDIA_VISIBLE_DEVICES=none as \"the driver, but no GPU\": libcuda.so.1 "
+      "and /dev/nvidiactl are there, /dev/nvidia0 is not, and CUDA finds no device (error 100).";
+  f.evidence.push_back(fmt::format("NVIDIA_VISIBLE_DEVICES=none ({})", var->source));
+  f.evidence.emplace_back("/dev/nvidiactl: present, no /dev/nvidia<N>");
+  f.fix = {
+      fmt::format("Start the container with the GPUs it needs: on the host, {}. An image that sets the "
+                  "variable (ENV in its Dockerfile) is overridden by -e.",
+                  v.snap.host.container.kind == "podman"
+                      ? "podman run --device nvidia.com/gpu=all -e NVIDIA_VISIBLE_DEVICES=all <image>"
+                      : "docker run --gpus all -e NVIDIA_VISIBLE_DEVICES=all <image>")};
+  out.push_back(std::move(f));
+}
+
+}  // namespace
+
 bool container_access_rules(const View& v, std::vector<Finding>& out) {
   const bool access = !v.in_container || v.node("/dev/nvidiactl");
   if (!access) {
     const auto& drv = v.snap.driver;
     auto f = make_finding("container-no-gpu-access");
+    if (const auto* var = no_devices_requested(v)) {
+      const auto value = std::string(util::trim(var->value));
+      f.title = fmt::format("NVIDIA_VISIBLE_DEVICES={}: the container was given no GPU",
+                            value.empty() ? "\"\"" : util::printable(value));
+      f.evidence.push_back(fmt::format("NVIDIA_VISIBLE_DEVICES={} ({}): {}", util::printable(var->value), var->source,
+                                       value == "none" ? "the driver without a GPU" : "nothing injected"));
+    }
     f.detail = fmt::format(
         "The host has the GPU and its driver (the PCI bus and the kernel module show through), "
         "but this {} container has no /dev/nvidia* devices{}: it was started without GPUs.",
@@ -119,6 +167,7 @@ bool container_access_rules(const View& v, std::vector<Finding>& out) {
     out.push_back(std::move(f));
   }
   // Before the missing pieces it explains: the report takes the first cause as the break.
+  if (access && v.in_container) visible_devices_none_rule(v, out);
   capability_rule(v, out);
   return access;
 }
