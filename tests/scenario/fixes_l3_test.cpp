@@ -64,13 +64,10 @@ void build_py_venv_machine(FixtureRoot& r, const std::string& driver, const std:
   build_venv(r, "None", "None", {.python = python});
 }
 
-const std::map<std::string, std::string> k_venv_env = {{"PATH", "/home/u/venv/bin:/usr/bin:/bin"},
-                                                       {"VIRTUAL_ENV", "/home/u/venv"}};
-
 TEST(ScenarioFixesL3, CpuOnlyTorchInAPython38VenvGetsABuildWithA38Wheel) {
   FixtureRoot r;
   build_py_venv_machine(r, "470.256.02", "3.8");
-  const auto c = check_root(r, {"--no-runtime"}, k_venv_env);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
   const auto f = c.finding("cpu-only-build");
   ASSERT_FALSE(f.is_null()) << c.ids();
   // 470 runs CUDA ≤ 11.4 natively: PyTorch 1.12's cu113 build, which has Python 3.8 wheels.
@@ -84,13 +81,13 @@ TEST(ScenarioFixesL3, CpuOnlyTorchInAPython38VenvGetsABuildWithA38Wheel) {
   // the newest native one that does.
   FixtureRoot r535;
   build_py_venv_machine(r535, "535.104.05", "3.8");
-  const auto c535 = check_root(r535, {"--no-runtime"}, k_venv_env);
+  const auto c535 = check_root(r535, {"--no-runtime"}, k_activated_venv);
   EXPECT_EQ(commands(c535.finding("cpu-only-build")),
             std::vector<std::string>{"/home/u/venv/bin/python3 -m pip install \"torch==2.4.*\"" + k_index + "cu121"})
       << c535.finding("cpu-only-build").dump(1);
   FixtureRoot r311;
   build_py_venv_machine(r311, "535.104.05", "3.11");
-  const auto c311 = check_root(r311, {"--no-runtime"}, k_venv_env);
+  const auto c311 = check_root(r311, {"--no-runtime"}, k_activated_venv);
   EXPECT_EQ(commands(c311.finding("cpu-only-build")),
             std::vector<std::string>{"/home/u/venv/bin/python3 -m pip install \"torch==2.7.*\"" + k_index + "cu118"});
   expect_commands_parse(c535);
@@ -174,7 +171,7 @@ TEST(ScenarioFixesL3, ABuildTheDriverCannotRunAndARocmBuild) {
   add_debian_12(r);
   add_gpu(r, 0x2330, "535.104.05");  // H100, sm_90
   build_venv(r, "13.0");
-  const auto c = check_root(r, {"--no-runtime"}, k_venv_env);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
   const auto f = c.finding("framework-cuda-too-new-for-driver");
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_EQ(commands(f),
@@ -186,7 +183,7 @@ TEST(ScenarioFixesL3, ABuildTheDriverCannotRunAndARocmBuild) {
   add_debian_12(rocm);
   add_gpu(rocm, 0x2330, "535.104.05");
   build_venv(rocm, "None", "6.0.32830", {.python = "3.8"});
-  const auto c2 = check_root(rocm, {"--no-runtime"}, k_venv_env);
+  const auto c2 = check_root(rocm, {"--no-runtime"}, k_activated_venv);
   EXPECT_EQ(commands(c2.finding("framework-rocm-build")),
             std::vector<std::string>{"/home/u/venv/bin/python3 -m pip install \"torch==2.4.*\"" + k_index + "cu121"})
       << c2.ids();
@@ -212,7 +209,7 @@ TEST(ScenarioFixesL3, ShadowingCopiesComparedByVersion) {
   r.link("/opt/old/lib/libcudart.so.12", "libcudart.so.12.4.127");
   add_shared_library(r, "/opt/old/lib/libcublas.so.12.6.4.1", "libcublas.so.12");
   r.link("/opt/old/lib/libcublas.so.12", "libcublas.so.12.6.4.1");
-  auto env = k_venv_env;
+  auto env = k_activated_venv;
   env["LD_LIBRARY_PATH"] = "/opt/old/lib";
   const auto c = check_root(r, {"--no-runtime"}, env);
   const auto who = std::string("PyTorch 2.5.1+cu124 (/home/u/venv/bin/python3)");
@@ -348,7 +345,7 @@ TEST(ScenarioFixesL3, VenvOverTheSystemsTorch) {
   r.file("/home/u/venv/pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = true\nversion = 3.11.2\n");
   r.dir("/home/u/venv/lib/python3.11/site-packages");
   r.link("/home/u/venv/bin/python3", "/usr/bin/python3");
-  const auto c = check_root(r, {"--no-runtime"}, k_venv_env);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
   EXPECT_FALSE(c.has("python-on-path-lacks-framework")) << c.ids();
   const auto cpu = c.findings("cpu-only-build");
   ASSERT_EQ(cpu.size(), 1u) << c.ids();

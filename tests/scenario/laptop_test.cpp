@@ -17,13 +17,19 @@ std::string joined(const nlohmann::json& lines) {
   return s;
 }
 
-TEST(ScenarioLaptop, ActiveLinkAtX4OfX8IsAWarningWithWhatItCosts) {
-  REQUIRE_DEVICE_NODES();
-  FixtureRoot r;
+// The laptop's GPU awake (runtime PM active, D0) with its link at speed.
+PciSpec awake_gpu(const std::string& speed) {
   auto gpu = rtx4060_laptop_gpu();
   gpu.runtime_status = "active";
   gpu.power_state = "D0";
-  gpu.current_speed = "16.0 GT/s PCIe";
+  gpu.current_speed = speed;
+  return gpu;
+}
+
+TEST(ScenarioLaptop, ActiveLinkAtX4OfX8IsAWarningWithWhatItCosts) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  auto gpu = awake_gpu("16.0 GT/s PCIe");
   gpu.current_width = 4;
   build_rtx4060_laptop(r, gpu);
   ASSERT_TRUE(add_device_nodes(r, 1));
@@ -70,10 +76,7 @@ TEST(ScenarioLaptop, IdleGpuAsleepAt2_5GtsIsHealthy) {
 TEST(ScenarioLaptop, AwakeButIdleAtGen1IsNotAWarning) {
   REQUIRE_DEVICE_NODES();
   FixtureRoot r;
-  auto gpu = rtx4060_laptop_gpu();
-  gpu.runtime_status = "active";
-  gpu.power_state = "D0";
-  build_rtx4060_laptop(r, gpu);  // 2.5 GT/s x8 while idle: power management, not a fault
+  build_rtx4060_laptop(r, awake_gpu("2.5 GT/s PCIe"));  // 2.5 GT/s x8 while idle: power management, not a fault
   ASSERT_TRUE(add_device_nodes(r, 1));
   const auto c = check_root(r, {}, rtx4060_laptop_nvml());
   EXPECT_FALSE(c.has("pcie-link-degraded")) << c.ids();
@@ -83,10 +86,7 @@ TEST(ScenarioLaptop, AwakeButIdleAtGen1IsNotAWarning) {
 TEST(ScenarioLaptop, BusyGpuStillAtGen1IsAWarning) {
   REQUIRE_DEVICE_NODES();
   FixtureRoot r;
-  auto gpu = rtx4060_laptop_gpu();
-  gpu.runtime_status = "active";
-  gpu.power_state = "D0";
-  build_rtx4060_laptop(r, gpu);
+  build_rtx4060_laptop(r, awake_gpu("2.5 GT/s PCIe"));
   ASSERT_TRUE(add_device_nodes(r, 1));
   auto nvml = rtx4060_laptop_nvml();
   nvml["NVML_SIM_UTIL"] = "97";
@@ -103,11 +103,7 @@ TEST(ScenarioLaptop, BusyGpuStillAtGen1IsAWarning) {
 TEST(ScenarioLaptop, PowerCappedByThePlatformNamesTheCap) {
   REQUIRE_DEVICE_NODES();
   FixtureRoot r;
-  auto gpu = rtx4060_laptop_gpu();
-  gpu.runtime_status = "active";
-  gpu.power_state = "D0";
-  gpu.current_speed = "16.0 GT/s PCIe";
-  build_rtx4060_laptop(r, gpu);
+  build_rtx4060_laptop(r, awake_gpu("16.0 GT/s PCIe"));
   ASSERT_TRUE(add_device_nodes(r, 1));
   auto nvml = rtx4060_laptop_nvml();
   nvml["NVML_SIM_POWER"] = "115,60,115,5,140";  // the driver's limit is the default; the platform enforces 60 W

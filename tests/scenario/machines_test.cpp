@@ -413,10 +413,6 @@ TEST(ScenarioWsl, NativeLinuxDriverInstalledInsideWsl2) {
   EXPECT_TRUE(contains(f["fix"]["text"], "wsl --shutdown")) << f["fix"]["text"];
 }
 
-// The venv of build_venv, activated.
-const std::map<std::string, std::string> k_venv = {{"PATH", "/home/u/venv/bin:/usr/bin:/bin"},
-                                                   {"VIRTUAL_ENV", "/home/u/venv"}};
-
 // A venv with Triton (torch.compile's compiler) under WSL2 whose driver store lacks libcuda.so.
 TEST(ScenarioWsl, UnversionedLibcudaMissingIsAWarningNamingTriton) {
   REQUIRE_DEVICE_NODES();
@@ -425,7 +421,7 @@ TEST(ScenarioWsl, UnversionedLibcudaMissingIsAWarningNamingTriton) {
   std::filesystem::remove(r.host("/usr/lib/wsl/lib/libcuda.so"));
   build_venv(r, "12.4");
   r.file("/home/u/venv/lib/python3.11/site-packages/triton-3.1.0.dist-info/METADATA", "Name: triton\nVersion: 3.1.0\n");
-  const auto c = check_root(r, {"--no-runtime"}, k_venv);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
   const auto f = c.finding("libcuda-unversioned-missing");
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_EQ(f["severity"], "warn");
@@ -450,7 +446,7 @@ TEST(ScenarioWsl, DriverStoreWithLibcudaSoNeedsNothing) {
   ASSERT_TRUE(build_wsl2(r, true));
   build_venv(r, "12.4");
   r.file("/home/u/venv/lib/python3.11/site-packages/triton-3.1.0.dist-info/METADATA", "Name: triton\nVersion: 3.1.0\n");
-  const auto c = check_root(r, {"--no-runtime"}, k_venv);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
   EXPECT_TRUE(c.has("framework-found")) << c.ids();
   EXPECT_FALSE(c.has("libcuda-unversioned-missing")) << c.ids();
 }
@@ -465,7 +461,7 @@ TEST(ScenarioLibcuda, OldBitsandbytesNeedsLibcudaSoFromTheLoader) {
   const std::string site = "/home/u/venv/lib/python3.11/site-packages";
   r.file(site + "/bitsandbytes-0.41.1.dist-info/METADATA", "Name: bitsandbytes\nVersion: 0.41.1\n");
   r.file(site + "/bitsandbytes/cuda_setup/main.py", "CUDA_SHARED_LIB_NAME = 'libcuda.so'\n");
-  const auto c = check_root(r, {"--no-runtime"}, k_venv);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
   const auto f = c.finding("libcuda-unversioned-missing");
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_EQ(f["title"], "No libcuda.so beside /usr/lib/x86_64-linux-gnu/libcuda.so.1: bitsandbytes will fail");
@@ -478,7 +474,7 @@ TEST(ScenarioLibcuda, OldBitsandbytesNeedsLibcudaSoFromTheLoader) {
   EXPECT_TRUE(cmds[1].ends_with("ldconfig")) << cmds[1];
   // With the link there, and a new bitsandbytes without the old set-up, nothing is said.
   r.link("/usr/lib/x86_64-linux-gnu/libcuda.so", "libcuda.so.1");
-  EXPECT_FALSE(check_root(r, {"--no-runtime"}, k_venv).has("libcuda-unversioned-missing"));
+  EXPECT_FALSE(check_root(r, {"--no-runtime"}, k_activated_venv).has("libcuda-unversioned-missing"));
 }
 
 // WSL's libcuda.so.1 is there, but ld.wsl.conf is gone: named as off the loader's path.

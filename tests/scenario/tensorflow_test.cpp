@@ -57,16 +57,13 @@ void build_tensorflow_venv(FixtureRoot& r, bool with_cudnn) {
          runpath + "'\"");
 }
 
-const std::map<std::string, std::string> k_venv = {{"PATH", "/home/u/venv/bin:/usr/bin:/bin"},
-                                                   {"VIRTUAL_ENV", "/home/u/venv"}};
-
 TEST(ScenarioTensorflow, Tf215WithoutLibcudnn8IsAnErrorNamingTheAndCudaExtra) {
   REQUIRE_DEVICE_NODES();
   FixtureRoot r;
   build_rtx4060_laptop(r);
   ASSERT_TRUE(add_device_nodes(r, 1));
   build_tensorflow_venv(r, false);
-  const auto c = check_root(r, {"--no-runtime"}, k_venv);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
   const auto f = c.finding("framework-library-missing");
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_EQ(f["severity"], "error");
@@ -98,7 +95,7 @@ TEST(ScenarioTensorflow, Tf215WithItsWheelsIsFound) {
   build_rtx4060_laptop(r);
   ASSERT_TRUE(add_device_nodes(r, 1));
   build_tensorflow_venv(r, true);
-  const auto c = check_root(r, {"--no-runtime"}, k_venv);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
   EXPECT_FALSE(c.has("framework-library-missing")) << c.ids();
   EXPECT_TRUE(c.has("framework-found")) << c.ids();
 }

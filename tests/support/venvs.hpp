@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,10 @@ namespace cudoctor::testing {
 inline void run_sh(const std::string& cmd) {
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
+
+// The environment of a shell with build_venv's venv (at its default prefix) activated.
+inline const std::map<std::string, std::string> k_activated_venv = {{"PATH", "/home/u/venv/bin:/usr/bin:/bin"},
+                                                                    {"VIRTUAL_ENV", "/home/u/venv"}};
 
 // Where a venv lives and which Python made it.
 struct VenvLayout {
