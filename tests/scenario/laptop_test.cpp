@@ -164,6 +164,20 @@ TEST(ScenarioWorkstation, X16CardInAnX8SlotIsNarrowByTheSlotNotDegraded) {
   EXPECT_TRUE(contains(f["detail"].get<std::string>(), "15.8 GB/s")) << f["detail"];
 }
 
+TEST(ScenarioWorkstation, AVirtualMachinesEmulatedPortIsNotTakenForTheSlot) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_workstation(r, 16);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .driver = "nvidia", .port_max_width = 1});
+  add_cpuinfo(r, true);  // a KVM guest with the GPU passed through
+  add_qemu_dmi(r);
+  ASSERT_TRUE(add_device_nodes(r, 1));
+  const auto c = check_root(r, {}, k_rtx4090);
+  EXPECT_EQ(c.report["host"]["hypervisor"]["kind"], "kvm") << c.report["host"]["hypervisor"];
+  EXPECT_FALSE(c.has("pcie-link-limited-by-port")) << c.ids();
+  EXPECT_FALSE(c.has("pcie-link-degraded")) << c.ids();
+}
+
 TEST(ScenarioWorkstation, LimitLoweredWithNvidiaSmiIsRestoredAsRoot) {
   REQUIRE_DEVICE_NODES();
   FixtureRoot r;

@@ -103,7 +103,14 @@ void asleep_rule(const snapshot::Gpu& g, std::vector<Finding>& out) {
 
 // The link's capability is the lesser of the device's and its port's.
 void link_rule(const View& v, const snapshot::Gpu& g, std::vector<Finding>& out) {
-  const auto& d = g.pci;
+  // In a virtual machine the port above a passed-through GPU is the hypervisor's emulated one
+  // (QEMU's pcie-root-port), whose capability says nothing of the physical slot.
+  auto d = g.pci;
+  if (!v.snap.host.hypervisor.kind.empty()) {
+    d.port_address.clear();
+    d.port_max_link_speed.clear();
+    d.port_max_link_width = 0;
+  }
   const auto* dev_gen = gen_of(d.max_link_speed);
   const auto* port_gen = d.port_max_link_speed.empty() ? dev_gen : gen_of(d.port_max_link_speed);
   const auto* now_gen = gen_of(d.current_link_speed);
