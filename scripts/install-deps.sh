@@ -13,7 +13,7 @@ sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
 
 build_pkgs=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
-            libgmock-dev libbenchmark-dev libseccomp-dev pci.ids)
+            libgmock-dev libbenchmark-dev libseccomp-dev libre2-dev pci.ids)
 test_pkgs=(python3-torch clang clang-format libclang-rt-14-dev zsh fish gcc-multilib)
 
 # Non-free is needed for NVIDIA's user-space driver. Added as its own source file so the

@@ -16,6 +16,8 @@ void add_env_options(CLI::App& app, Options& o);
 int run_env(const Options& o);
 void add_kb_options(CLI::App& app, Options& o);
 int run_kb(const Options& o);
+void add_explain_options(CLI::App& app, Options& o);
+int run_explain(const Options& o);
 
 namespace {
 
@@ -26,6 +28,8 @@ const Command k_commands[] = {
     {"archs", "The SM (cubin) and PTX architectures in the files' CUDA fatbins", add_archs_options, run_archs},
     {"toolkits", "Every CUDA toolkit here, and what selects one", nullptr, run_toolkits},
     {"env", "Shell lines that switch to one toolkit: eval \"$(cudoctor env 12.4)\"", add_env_options, run_env},
+    {"explain", "From a pasted error log to the broken link, the evidence and the fix", add_explain_options,
+     run_explain},
     {"kb", "What the knowledge base holds, or one answer from it", add_kb_options, run_kb},
 };
 

@@ -58,6 +58,11 @@ struct KbOptions {
   std::vector<std::string> words;  // the query as given: a pasted message need not be quoted
 };
 
+struct ExplainOptions {
+  std::string file;      // "" or "-": standard input
+  bool no_live = false;  // rank by the log alone, without this machine's check
+};
+
 // Everything the command line gives: the common flags and each command's own.
 struct Options {
   CommonOptions common;
@@ -66,6 +71,7 @@ struct Options {
   ArchsOptions archs;
   EnvOptions env;
   KbOptions kb;
+  ExplainOptions explain;
 };
 
 // Adds the flags every command takes (--format, --root, --kb, …) to the top-level app.

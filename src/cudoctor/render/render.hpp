@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cudoctor/elf/fatbin.hpp"
+#include "cudoctor/explain/explain.hpp"
 #include "cudoctor/ld/model.hpp"
 #include "cudoctor/plan/plan.hpp"
 #include "cudoctor/plan/shell_env.hpp"
@@ -53,6 +54,11 @@ std::string kb_gpu(const kb::KnowledgeBase& kb, const std::vector<const kb::GpuM
 std::string kb_driver(const kb::KnowledgeBase& kb, const util::Version& driver);
 std::string kb_toolkit(const kb::KnowledgeBase& kb, const util::Version& cuda);
 std::string kb_errors(const std::vector<const kb::ReturnCode*>& hits);
+
+// `cudoctor explain`: the ranked causes of a log, their lines, the machine's word and the fix.
+std::string explain_text(const explain::Explanation& ex, const Options& o);
+nlohmann::json explain_json(const explain::Explanation& ex);
+std::string explain_markdown(const explain::Explanation& ex);
 
 // JSON as every command writes it: indented by 2, UTF-8 kept, bytes that are not UTF-8
 // replaced by U+FFFD instead of throwing, and DEL, C1 controls, the line separators and

@@ -121,6 +121,63 @@ inline constexpr CatalogEntry k_catalog[] = {
      "the performance power mode on AC power."},
     {"gpu-clocks-slowed", Layer::L1, Severity::warn, "The GPU's clocks are slowed by heat or a power brake",
      "Check the cooling and the power supply; nvidia-smi -q -d PERFORMANCE names the limit that is hit."},
+    {"gpu-fallen-off-bus", Layer::L1, Severity::error, "The GPU fell off the PCIe bus (Xid 79)",
+     "Reboot to recover the GPU; if it recurs, reseat it and check its power cables, the PSU and its temperature."},
+    {"gpu-memory-error", Layer::L1, Severity::error, "The GPU reported an uncorrectable memory error",
+     "Drain the GPU's jobs and reset it (nvidia-smi -r -i N, or reboot); repeated errors or pending row remaps mean an "
+     "RMA."},
+    {"gpu-firmware-error", Layer::L1, Severity::error, "The GPU's GSP firmware failed or timed out",
+     "Reset the GPU or reboot; if it recurs, update the driver (GSP firmware ships with it) or disable GSP with "
+     "NVreg_EnableGpuFirmware=0 on the proprietary module."},
+    {"nvlink-error", Layer::L1, Severity::error, "An NVLink error",
+     "Check NVLink state with nvidia-smi nvlink -s and the fabric manager; reset the GPUs, and report repeated errors "
+     "to the vendor."},
+    {"open-module-needs-gsp", Layer::L1, Severity::error,
+     "The open kernel module cannot drive a GPU without GSP (pre-Turing)",
+     "Install the proprietary kernel module flavour of the same driver (e.g. nvidia-driver instead of nvidia-open) for "
+     "this GPU."},
+    {"container-toolkit-missing", Layer::L1, Severity::error,
+     "Docker has no NVIDIA runtime: the Container Toolkit is not installed or configured",
+     "On the host: install nvidia-container-toolkit, run sudo nvidia-ctk runtime configure --runtime=docker and "
+     "restart Docker."},
+    {"container-gpu-access-lost", Layer::L1, Severity::error, "A running container lost its GPUs (NVML: Unknown Error)",
+     "Restart the container; to stop it recurring, give the devices to the container explicitly (CDI) or use the "
+     "cgroupfs driver, as NVIDIA's troubleshooting page describes."},
+    {"cdi-spec-stale", Layer::L1, Severity::error, "The CDI specification names driver files that are gone",
+     "On the host: sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml (after every driver upgrade)."},
+    {"container-cdi-mode-conflict", Layer::L1, Severity::error,
+     "--gpus was used while the NVIDIA runtime is in CDI mode",
+     "Ask for GPUs the CDI way (docker run --device nvidia.com/gpu=all) or switch the runtime back to legacy mode."},
+    {"k8s-gpu-not-allocatable", Layer::L1, Severity::error, "No node has a free nvidia.com/gpu for the pod",
+     "Check that the NVIDIA device plugin runs on the GPU nodes (kubectl get pods -n kube-system) and that the nodes "
+     "advertise nvidia.com/gpu."},
+    {"pcie-bar-unassigned", Layer::L1, Severity::error, "The GPU's PCI memory windows (BARs) could not be assigned",
+     "Enable Above 4G Decoding and Resizable BAR in the firmware setup (for a VM, a larger MMIO window), then reboot."},
+    {"open-module-gpu-not-enabled", Layer::L1, Severity::error,
+     "The open kernel module of R515\u2013R525 refuses this non-datacenter GPU",
+     "Set options nvidia NVreg_OpenRmEnableUnsupportedGpus=1 in /etc/modprobe.d, rebuild the initramfs and reboot, or "
+     "use a newer branch or the proprietary module."},
+    {"fabric-manager-not-running", Layer::L1, Severity::error,
+     "An NVSwitch system without a running Fabric Manager of the driver's version",
+     "Install nvidia-fabricmanager of the driver's exact version and run sudo systemctl enable --now "
+     "nvidia-fabricmanager."},
+    {"container-engine-sandboxed", Layer::L1, Severity::error,
+     "The container engine runs where the host's driver is not visible (Docker Desktop, snap)",
+     "Use the host's own engine: docker context use default, with docker-ce and the NVIDIA Container Toolkit installed "
+     "on the host."},
+    {"container-cdi-not-enabled", Layer::L1, Severity::error,
+     "A CDI device was asked for but Docker's CDI support is off",
+     "On the host: sudo nvidia-ctk runtime configure --runtime=docker --cdi.enabled, then restart Docker."},
+    {"cdi-spec-missing", Layer::L1, Severity::error, "No CDI specification the engine can read defines the GPU device",
+     "On the host: sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml, readable by the engine (a rootless "
+     "engine needs it in its own spec directory)."},
+    {"container-image-has-driver-libs", Layer::L1, Severity::error,
+     "The image ships NVIDIA driver libraries of its own",
+     "Remove the driver packages from the image (apt-get remove libnvidia-compute-*) and rebuild; the toolkit mounts "
+     "the host's driver libraries."},
+    {"wsl-gpu-tcc-mode", Layer::L1, Severity::error, "WSL2 does not share a GPU in TCC mode",
+     "From an administrator prompt on Windows: nvidia-smi -g 0 -dm 0 (WDDM) and reboot, where the card supports WDDM."},
+    {"wsl-libcuda-not-symlink", Layer::L1, Severity::info, "WSL's libcuda.so files are copies, not links"},
     {"stubs-on-loader-path", Layer::L2, Severity::error, "The toolkit's stub libcuda is on the loader's path",
      "Take the toolkit's stubs directory off LD_LIBRARY_PATH and /etc/ld.so.conf.d, then run ldconfig."},
     {"toolkit-newer-than-driver", Layer::L2, Severity::warn, "A CUDA toolkit is newer than the driver supports",
@@ -145,6 +202,19 @@ inline constexpr CatalogEntry k_catalog[] = {
     {"toolkit-found", Layer::L2, Severity::ok, "CUDA toolkit"},
     {"stubs-dir-on-loader-path", Layer::L2, Severity::warn, "A toolkit's stubs directory is on the loader's path",
      "Take the toolkit's stubs directory off the loader's path; programs that open libcuda.so get the stub."},
+    {"toolkit-lacks-gpu-arch", Layer::L2, Severity::error,
+     "The CUDA toolkit is too old for the GPU architecture asked for",
+     "Use a toolkit that knows the architecture (cudoctor plan names it), or drop that architecture from "
+     "TORCH_CUDA_ARCH_LIST / -gencode."},
+    {"host-compiler-unsupported", Layer::L2, Severity::error, "nvcc does not support this host compiler version",
+     "Install a supported gcc and point nvcc at it (export NVCC_CCBIN=/usr/bin/g++-12, or -ccbin), or use a newer "
+     "toolkit."},
+    {"extension-cuda-mismatch", Layer::L2, Severity::error,
+     "The toolkit's CUDA differs from the CUDA PyTorch was built with",
+     "Build the extension with the toolkit of torch.version.cuda (cudoctor env <version>), or install the torch build "
+     "for the toolkit's CUDA."},
+    {"cuda-home-unset-for-build", Layer::L2, Severity::error, "No CUDA toolkit was found for building a CUDA extension",
+     "Install a toolkit for torch.version.cuda and set CUDA_HOME to it (cudoctor toolkits lists those here)."},
     {"framework-rocm-build", Layer::L3, Severity::error, "A ROCm build of a framework on an NVIDIA machine",
      "Install the framework's CUDA build (cudoctor plan names the one for this machine)."},
     {"jax-components-mismatch", Layer::L3, Severity::error,
@@ -188,6 +258,18 @@ inline constexpr CatalogEntry k_catalog[] = {
     {"framework-library-duplicate", Layer::L3, Severity::warn,
      "A second copy of a CUDA library, of the framework's own version",
      "Remove the second copy from the loader's path before the two drift apart."},
+    {"extension-abi-mismatch", Layer::L3, Severity::error, "An extension was built against another PyTorch",
+     "Reinstall the extension for this torch (a wheel for this torch version, or pip install --no-build-isolation "
+     "--force-reinstall from source)."},
+    {"nccl-library-conflict", Layer::L3, Severity::error, "Two NCCL libraries: torch loads one that lacks its symbols",
+     "Keep one NCCL: pip uninstall the extra nvidia-nccl-cu* wheel, or take the system NCCL off LD_LIBRARY_PATH."},
+    {"pip-wheel-unavailable", Layer::L3, Severity::error, "pip found no wheel for the version asked for",
+     "Use the index URL of the CUDA build (PyTorch's install selector), and a Python version the release publishes "
+     "wheels for."},
+    {"conda-no-cuda-virtual-package", Layer::L3, Severity::error,
+     "conda sees no __cuda virtual package: no driver where it solves",
+     "Solve on a GPU node, or export CONDA_OVERRIDE_CUDA=<the driver's CUDA> before conda install; on a machine "
+     "without a GPU take the CPU build."},
     {"cuda-driver-failed", Layer::L4, Severity::error, "The CUDA driver library failed inside cuInit",
      "Reinstall the driver's user-space package; every CUDA program on this machine fails the same way."},
     {"cuda-stub-driver", Layer::L4, Severity::error, "The toolkit's stub libcuda is loaded instead of the driver",
@@ -238,8 +320,46 @@ inline constexpr CatalogEntry k_catalog[] = {
     {"compute-ok", Layer::L5, Severity::ok, "Copies and matrix products check out"},
     {"compute-not-run", Layer::L5, Severity::info, "The computation check did not run"},
     {"runtime-not-run", Layer::L4, Severity::info, "L4 and L5 were not run"},
+    {"gpu-busy-or-exclusive", Layer::L4, Severity::error, "The GPU is busy or in an exclusive compute mode",
+     "Check the compute mode (nvidia-smi -q -d COMPUTE) and the processes holding the GPU; set it back with sudo "
+     "nvidia-smi -i N -c DEFAULT."},
     {"copy-bandwidth-low", Layer::L5, Severity::warn, "Host-device copies are far below what the PCIe link allows",
      "Check the PCIe link's trained width and speed and what else uses the link."},
+    {"program-illegal-memory-access", Layer::L5, Severity::error,
+     "The program accessed GPU memory it does not own (a bug in a kernel)",
+     "Rerun once with CUDA_LAUNCH_BLOCKING=1 (or compute-sanitizer) to find the kernel; it is not a driver problem "
+     "unless the kernel log shows Xid 48/79/94/95 at the same time."},
+    {"program-device-assert", Layer::L5, Severity::error,
+     "A device-side assertion failed in the program (often an index out of range)",
+     "Rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing operation, or on the CPU for a readable error; check labels "
+     "and indices against the tensor sizes."},
+    {"program-out-of-memory", Layer::L5, Severity::error, "The program needs more GPU memory than the GPU has",
+     "Lower the batch size or sequence length, use mixed precision or gradient checkpointing, or a GPU with more "
+     "memory."},
+    {"gpu-memory-held-by-others", Layer::L5, Severity::error, "Other processes hold the GPU's memory",
+     "Stop the other processes on the GPU (nvidia-smi lists them), or pick a free GPU with CUDA_VISIBLE_DEVICES."},
+    {"allocator-fragmentation", Layer::L5, Severity::warn,
+     "Memory is reserved by PyTorch but unallocated: fragmentation",
+     "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+) before the program starts."},
+    {"cuda-init-before-fork", Layer::L5, Severity::error, "CUDA was initialised before the process forked",
+     "Use the spawn start method (multiprocessing.set_start_method(\"spawn\")) or touch CUDA only in the workers."},
+    {"nccl-shared-memory-too-small", Layer::L5, Severity::error,
+     "NCCL could not create its shared memory: /dev/shm is too small",
+     "Start the container with --ipc=host or --shm-size=16g (Kubernetes: an emptyDir with medium: Memory at "
+     "/dev/shm)."},
+    {"nccl-network-interface", Layer::L5, Severity::error, "NCCL found no usable network interface",
+     "Set NCCL_SOCKET_IFNAME to the interface the ranks reach each other on (ip -br addr lists them)."},
+    {"nccl-collective-timeout", Layer::L5, Severity::error, "A collective operation timed out: a rank stalled or hung",
+     "Find the rank that did not reach the collective (TORCH_NCCL_TRACE_BUFFER_SIZE, py-spy dump on each rank); raise "
+     "the timeout only for known slow steps."},
+    {"nccl-version-mismatch", Layer::L5, Severity::error, "The ranks run different NCCL versions",
+     "Install the same torch and NCCL on every node (cudoctor diff compares two machines' reports)."},
+    {"xid-application-error", Layer::L5, Severity::error, "The GPU reported an application fault (Xid 13, 31, 43, 45)",
+     "Restart the application; the fault is in its kernels or its memory use, not the GPU (NVIDIA's Xid catalog: "
+     "RESTART_APP)."},
+    {"nccl-ranks-share-gpu", Layer::L5, Severity::error, "Several ranks of one NCCL communicator use the same GPU",
+     "Bind each rank to its own GPU: torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"])) before "
+     "init_process_group."},
 };
 
 }  // namespace cudoctor::rules
