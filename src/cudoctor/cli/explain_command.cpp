@@ -65,7 +65,8 @@ std::string open_input(const std::string& file, Input& in) {
 
 // Reads the log through the matcher; "" or why it is not a log.
 std::string read_log(const Input& in, const explain::Matcher& matcher, explain::Reading& reading) {
-  explain::LogReader reader([&](const explain::Line& l) { matcher.scan(l, reading); });
+  explain::Batch batch(matcher, reading);
+  explain::LogReader reader([&](explain::Line&& l) { batch.add(std::move(l)); });
   std::string buf(1 << 20, '\0');
   bool sniffed = false;
   std::string head;
@@ -95,6 +96,7 @@ std::string read_log(const Input& in, const explain::Matcher& matcher, explain::
     return fmt::format("{} is not a text log: {} of its first {} bytes are control bytes", visible(in.name),
                        reader.stats().control_bytes, reader.stats().sniffed);
   reader.finish();
+  batch.flush();
   reading.stats = reader.stats();
   if (reading.stats.bytes == 0) return fmt::format("{} is empty: nothing to explain", visible(in.name));
   return "";

@@ -3,6 +3,7 @@
 // ranked, alone or joined with the machine's own report.
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,8 @@ class Matcher {
   Matcher& operator=(Matcher&&) noexcept;
   ~Matcher();
   void scan(const Line& line, Reading& into) const;
+  // Lines in log order, scanned together (faster than one by one).
+  void scan(std::span<const Line> lines, Reading& into) const;
   const Library& library() const;
 
   static constexpr std::size_t k_max_matches = 2000;
@@ -62,7 +65,28 @@ class Matcher {
  private:
   struct Impl;
   explicit Matcher(std::unique_ptr<Impl> impl);
+  void judge(const Line& line, std::string_view lower, Reading& into) const;
+  void no_match(const Line& line, Reading& into) const;
   std::unique_ptr<Impl> m;
+};
+
+// Lines gathered from a LogReader and given to the matcher a batch at a time.
+class Batch {
+ public:
+  Batch(const Matcher& m, Reading& into) : m_matcher(m), m_into(into) {}
+  void add(Line&& l) {
+    m_lines.push_back(std::move(l));
+    if (m_lines.size() >= 512) flush();
+  }
+  void flush() {
+    m_matcher.scan(std::span<const Line>(m_lines), m_into);
+    m_lines.clear();
+  }
+
+ private:
+  const Matcher& m_matcher;
+  Reading& m_into;
+  std::vector<Line> m_lines;
 };
 
 enum class Confidence { confirmed, likely, possible };

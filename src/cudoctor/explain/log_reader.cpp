@@ -22,6 +22,27 @@ const RE2& prefix_re() {
   return re;
 }
 
+bool digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool upper(char c) {
+  return c >= 'A' && c <= 'Z';
+}
+bool lower(char c) {
+  return c >= 'a' && c <= 'z';
+}
+
+// Whether the line may start with a prefix prefix_re() takes: decided on its first bytes, so
+// that most lines never run the expression.
+bool may_have_prefix(std::string_view s) {
+  if (s.size() < 4) return false;
+  if (s[0] == '[' || digit(s[0])) return true;                                                 // dmesg, [rank0]:, ISO
+  if ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && digit(s[1])) return true;  // absl
+  if (upper(s[0]) && lower(s[1]) && lower(s[2]) && s[3] == ' ') return true;                   // syslog month
+  const auto bar = s.substr(0, 80).find(" | ");                                                // compose svc-1  |
+  return bar != std::string_view::npos && bar > 0 && (digit(s[bar - 1]) || s[bar - 1] == ' ');
+}
+
 bool is_control(unsigned char c) {
   return (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != 0x1b && c != '\f') || c == 0x7f;
 }
@@ -67,11 +88,8 @@ std::string clean_line(std::string_view raw) {
   if (const auto cr = raw.rfind('\r'); cr != std::string_view::npos) raw.remove_prefix(cr + 1);  // progress redraws
   std::string s = raw.find('\x1b') == std::string_view::npos ? std::string(raw) : without_escapes(raw);
   re2::StringPiece rest(s);
-  for (int i = 0; i < 4 && !rest.empty(); ++i) {
-    const char c = rest[0];
-    if (c != '[' && !(c >= '0' && c <= '9') && !(c >= 'A' && c <= 'Z') && !(c >= 'a' && c <= 'z')) break;
+  for (int i = 0; i < 4 && may_have_prefix(std::string_view(rest.data(), rest.size())); ++i)
     if (!RE2::Consume(&rest, prefix_re())) break;
-  }
   std::string out(rest.data(), rest.size());
   while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
   return out;
@@ -97,7 +115,7 @@ void LogReader::feed(std::string_view bytes) {
 
 void LogReader::finish() {
   if (!m_raw.empty() || m_cut) end_physical_line();
-  if (m_has_pending) m_sink(m_pending);
+  if (m_has_pending) m_sink(std::move(m_pending));
   m_has_pending = false;
 }
 
@@ -119,7 +137,7 @@ void LogReader::take(Line line) {
     m_pending.text.append(line.text, 6, std::string::npos);
     return;
   }
-  if (m_has_pending) m_sink(m_pending);
+  if (m_has_pending) m_sink(std::move(m_pending));
   m_pending = std::move(line);
   m_has_pending = true;
 }

@@ -31,7 +31,7 @@ class LogReader {
   static constexpr std::size_t k_max_line = 64 * 1024;  // a physical line is read up to here
   static constexpr std::size_t k_sniff = 64 * 1024;     // the bytes whose kind decides text or not
 
-  using Sink = std::function<void(const Line&)>;
+  using Sink = std::function<void(Line&&)>;  // a sink may take the line's text
   explicit LogReader(Sink sink) : m_sink(std::move(sink)) {}
 
   // Takes the next bytes of the log; every logical line completed is given to the sink.
