@@ -18,15 +18,23 @@ common=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-reco
 clang++ "${common[@]}" "$here/tests/fuzz/fuzz_elf.cpp" "${srcs_elf[@]}" -o "$out/fuzz_elf"
 clang++ "${common[@]}" "$here/tests/fuzz/fuzz_fatbin.cpp" "${srcs_elf[@]}" -o "$out/fuzz_fatbin"
 clang++ "${common[@]}" "$here/tests/fuzz/fuzz_ld_so_cache.cpp" "${srcs_ld[@]}" -o "$out/fuzz_ld_so_cache"
+# The log reader and the signature matcher (RE2 from Debian's libre2-dev, the catalog for the
+# causes' ids); the signatures are read from data/ at start.
+srcs_log=("$here/src/cudoctor/explain/log_reader.cpp" "$here/src/cudoctor/explain/matcher.cpp"
+          "$here/src/cudoctor/explain/signatures.cpp" "$here/src/cudoctor/rules/catalog.cpp"
+          "$here/src/cudoctor/util/strings.cpp" "$here/src/cudoctor/util/version.cpp")
+clang++ "${common[@]}" -DCUDOCTOR_DATA_DIR="\"$here/data\"" "$here/tests/fuzz/fuzz_log.cpp" "${srcs_log[@]}" \
+  -o "$out/fuzz_log" -lre2 -lpthread
 
 # Seeds: the committed corpora (tests/fuzz/corpus/<target>/, replayed by ctest as
 # FuzzCorpus.<target>; add a crash's input there once it is fixed) and small real inputs of
 # this machine (libFuzzer mutates from them).
 seeds=$out/seeds
-rm -rf "$seeds" && mkdir -p "$seeds/elf" "$seeds/fatbin" "$seeds/cache"
+rm -rf "$seeds" && mkdir -p "$seeds/elf" "$seeds/fatbin" "$seeds/cache" "$seeds/log"
 cp "$here"/tests/fuzz/corpus/elf/* "$seeds/elf/"
 cp "$here"/tests/fuzz/corpus/fatbin/* "$seeds/fatbin/"
 cp "$here"/tests/fuzz/corpus/ld_so_cache/* "$seeds/cache/"
+cp "$here"/tests/fuzz/corpus/log/* "$seeds/log/"
 for f in /usr/lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libm.so.6 /bin/true; do
   [[ -f $f ]] && cp -L "$f" "$seeds/elf/"
 done
@@ -40,7 +48,7 @@ fi
 cp /etc/ld.so.cache "$seeds/cache/" 2>/dev/null || true
 
 status=0
-for t in elf fatbin ld_so_cache; do
+for t in elf fatbin ld_so_cache log; do
   dir=$seeds/${t/ld_so_cache/cache}
   echo "== fuzz_$t for ${secs}s"
   if ! "$out/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \

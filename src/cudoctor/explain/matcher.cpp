@@ -41,7 +41,8 @@ namespace {
 // where no single atom is needed (an alternation), all its atoms. Short atoms that only come
 // with a longer one ("lib" beside "not found in the system path") stay out, so that a
 // traceback's site-packages paths pass no literal.
-std::set<std::string> gate_literals(const std::vector<const std::string*>& patterns, const RE2::Options& opts) {
+util::Result<std::set<std::string>> gate_literals(const std::vector<const std::string*>& patterns,
+                                                  const RE2::Options& opts) {
   std::set<std::string> out;
   for (const auto* p : patterns) {
     re2::FilteredRE2 one(3);
@@ -49,6 +50,9 @@ std::set<std::string> gate_literals(const std::vector<const std::string*>& patte
     one.Add(*p, opts, &id);
     std::vector<std::string> atoms;
     one.Compile(&atoms);
+    if (atoms.empty())
+      return util::error("log signature pattern " + *p +
+                         " holds no literal of 3 characters or more: it would be run on every line");
     std::string best;
     for (std::size_t i = 0; i < atoms.size(); ++i) {
       std::vector<int> without, ids;
@@ -81,6 +85,8 @@ util::Result<Matcher> Matcher::compile(const Library& lib) {
     if (impl->filter.Add(*p, opts, &id) != RE2::NoError)
       return util::error("log signature pattern " + *p + " is not RE2");
   }
+  const auto gate_atoms = gate_literals(patterns, opts);
+  if (!gate_atoms) return util::error(gate_atoms.error());
   std::vector<std::string> atoms;
   impl->filter.Compile(&atoms);
   if (!atoms.empty()) {
@@ -93,8 +99,7 @@ util::Result<Matcher> Matcher::compile(const Library& lib) {
       if (impl->atoms->Add(a, nullptr) < 0) return util::error("log signature atom " + a + " is not a literal");
     if (!impl->atoms->Compile()) return util::error("the log signatures' literals do not fit RE2's memory limit");
     std::string alternation;
-    for (const auto& a : gate_literals(patterns, opts))
-      alternation += (alternation.empty() ? "" : "|") + RE2::QuoteMeta(a);
+    for (const auto& a : *gate_atoms) alternation += (alternation.empty() ? "" : "|") + RE2::QuoteMeta(a);
     RE2::Options gate;
     gate.set_log_errors(false);
     gate.set_max_mem(64 << 20);

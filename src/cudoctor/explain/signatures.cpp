@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "cudoctor/kb/embedded.hpp"
 #include "cudoctor/rules/catalog.hpp"
 
 namespace cudoctor::explain {
@@ -179,19 +178,6 @@ util::Result<Library> parse_library(std::string_view text) {
   } catch (const Bad& e) {
     return util::error(e.what());
   }
-}
-
-const Library& builtin_library() {
-  static const Library lib = [] {
-    for (const auto& f : kb::embedded_files())
-      if (f.name == "log_signatures.json") {
-        auto r = parse_library(f.text);
-        if (!r) throw std::runtime_error(r.error());  // a build with broken data is a bug: tests load it
-        return std::move(*r);
-      }
-    throw std::runtime_error("log_signatures.json is not compiled in");
-  }();
-  return lib;
 }
 
 }  // namespace cudoctor::explain
