@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudoctor/kb/kb.hpp"
+#include "cudoctor/plan/plan.hpp"
 #include "fixture_root.hpp"
 #include "machines.hpp"
 #include "run_cli.hpp"
@@ -80,6 +82,28 @@ TEST(ScenarioExplain, TheMachineConfirmsTheSecondCauseAndRulesOutTheFirst) {
       << text.out;
 }
 
+TEST(ScenarioExplain, SecureBootOnTheMachineOutranksTheModuleNotLoaded) {
+  // "NVIDIA-SMI has failed" after a kernel upgrade: by the log alone the module is not
+  // loaded; on a machine whose DKMS module Secure Boot refuses, that is the cause.
+  const auto log = corpus("driver/gcp-gpu-installation-18-smi-failed-after-kernel-upgrade.log");
+  const auto offline = explain_json({"--no-live", log});
+  EXPECT_EQ(ids(offline)[0], "nvidia-module-not-loaded");
+  EXPECT_EQ(ids(offline)[1], "module-blocked-by-secure-boot");
+  FixtureRoot r;
+  add_ubuntu_2204(r);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000});
+  add_proc_modules(r, {"i915"});
+  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");
+  add_secure_boot(r, true);
+  const auto joined = explain_json({"--root", r.path().string(), log});
+  ASSERT_FALSE(joined["causes"].empty());
+  EXPECT_EQ(joined["causes"][0]["id"], "module-blocked-by-secure-boot") << joined.dump(1);
+  EXPECT_EQ(joined["causes"][0]["confidence"], "confirmed");
+  bool mok = false;
+  for (const auto& cmd : joined["causes"][0]["fix"]["commands"]) mok = mok || contains(cmd, "mokutil --import");
+  EXPECT_TRUE(mok) << "the machine's own fix, built for it: " << joined["causes"][0]["fix"];
+}
+
 TEST(ScenarioExplain, ALogFromAnotherMachineIsSaidToBeOne) {
   // The log's nvidia-smi header says driver 550.144.03; the fixture's module is 535.104.05.
   FixtureRoot r;
@@ -101,8 +125,37 @@ TEST(ScenarioExplain, DriverApiArithmeticNamesTheBranchAndAWheelThatRuns) {
   for (const auto& a : ex["arithmetic"]) numbers += a.get<std::string>() + "\n";
   EXPECT_TRUE(contains(numbers, "\"found version 11040\" is the driver API version: CUDA 11.4")) << numbers;
   EXPECT_TRUE(contains(numbers, "R470")) << numbers;
-  EXPECT_TRUE(contains(numbers, "built for CUDA 11.8 runs on it (through minor-version compatibility)")) << numbers;
-  EXPECT_TRUE(contains(numbers, "--index-url https://download.pytorch.org/whl/cu118")) << numbers;
+  // The wheel named is the one `check` would recommend for a driver that gives CUDA 11.4: one
+  // judgement (plan::recommended), not a second table.
+  const auto& kb = kb::builtin();
+  const auto floor = kb.min_driver_for_cuda(*util::Version::parse("11.4"));
+  ASSERT_TRUE(floor);
+  const auto build = plan::recommended(kb, "torch", {}, floor);
+  ASSERT_TRUE(build);
+  EXPECT_TRUE(contains(numbers, "Instead, PyTorch " + build->release + " built for CUDA " + build->cuda.str() +
+                                    " runs on a driver that gives CUDA 11.4"))
+      << numbers;
+  EXPECT_TRUE(contains(numbers, build->install)) << numbers;
+}
+
+TEST(ScenarioExplain, AnArchitectureTheWheelLacksGetsTheBuildThatHasIt) {
+  FixtureRoot r;
+  r.file("/log",
+         "| NVIDIA-SMI 570.86.10              Driver Version: 570.86.10      CUDA Version: 12.8     |\n"
+         "|   0  NVIDIA GeForce RTX 5090        Off |   00000000:01:00.0  On |                  N/A |\n"
+         "UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
+         "PyTorch installation.\n");
+  const auto ex = explain_json({"--no-live", r.host("/log").string()});
+  EXPECT_EQ(ex["causes"][0]["id"], "framework-no-kernels-for-gpu");
+  std::string numbers;
+  for (const auto& a : ex["arithmetic"]) numbers += a.get<std::string>() + "\n";
+  EXPECT_TRUE(contains(numbers, "NVIDIA GeForce RTX 5090 (line 2) is compute capability 12.0 (Blackwell).")) << numbers;
+  const auto build =
+      plan::recommended(kb::builtin(), "torch", {*util::Version::parse("12.0")}, util::Version::parse("570.86.10"));
+  ASSERT_TRUE(build);
+  EXPECT_TRUE(contains(numbers, "PyTorch " + build->release + " built for CUDA " + build->cuda.str() +
+                                    " runs on compute capability 12.0 with driver 570.86.10: " + build->install))
+      << numbers;
 }
 
 TEST(ScenarioExplain, AProgramFaultIsNotDressedUpAsADriverProblem) {

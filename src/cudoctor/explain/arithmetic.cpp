@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cudoctor/explain/explain.hpp"
+#include "cudoctor/plan/plan.hpp"
 #include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::explain {
@@ -39,21 +40,16 @@ std::string driver_needed(const kb::KnowledgeBase& kb, const util::Version& cuda
   return out;
 }
 
-// The newest PyTorch build whose CUDA a driver giving max_cuda runs.
-std::string torch_build_for(const kb::KnowledgeBase& kb, const util::Version& max_cuda) {
-  const auto* torch = kb.framework("torch");
-  if (!torch) return "";
-  for (const auto& r : torch->releases) {
-    if (!kb::recommendable(r)) continue;
-    for (const auto& v : r.variants) {
-      const bool native = v.cuda <= max_cuda;
-      if (!native && !(v.cuda.major() == max_cuda.major() && kb.minor_compat_floor(v.cuda.major()))) continue;
-      return fmt::format("PyTorch {} built for CUDA {} runs on it{}{}", r.version, v.cuda.str(),
-                         native ? "" : " (through minor-version compatibility)",
-                         v.install.empty() ? "" : ": " + v.install);
-    }
-  }
-  return "";
+// The PyTorch build the planner recommends (the one judgement plan and check share) for the
+// GPUs and driver the log shows, as a sentence; "" when none runs or nothing is known.
+std::string torch_build_for(const kb::KnowledgeBase& kb, const std::vector<util::Version>& ccs,
+                            const std::optional<util::Version>& driver, const std::string& what) {
+  if (ccs.empty() && !driver) return "";
+  const auto b = plan::recommended(kb, "torch", ccs, driver);
+  if (!b) return "";
+  return fmt::format("PyTorch {} built for CUDA {} runs on {}{}{}", b->release, b->cuda.str(), what,
+                     b->fit == plan::Fit::works_compat ? " (through minor-version compatibility)" : "",
+                     b->install.empty() ? "" : ": " + b->install);
 }
 
 void add(std::vector<std::string>& out, std::string line) {
@@ -72,6 +68,9 @@ std::vector<std::string> arithmetic(const Reading& r, const Library& lib, const 
       framework_text =
           fmt::format("the log's PyTorch is built for CUDA {}", framework_cuda ? framework_cuda->str() : "?");
     }
+  std::optional<util::Version> log_driver;  // the driver the log states (nvidia-smi, the kernel module)
+  for (const auto& f : r.facts)
+    if (f.kind == CaptureKind::driver_version && !log_driver) log_driver = util::Version::parse(f.value);
   for (const auto& f : r.facts)
     if (f.kind == CaptureKind::driver_version)
       if (const auto v = util::Version::parse(f.value))
@@ -79,6 +78,13 @@ std::vector<std::string> arithmetic(const Reading& r, const Library& lib, const 
           add(out, fmt::format("Driver {} (line {}) supports CUDA up to {}{}.", f.value, f.line, max->str(),
                                kb.driver_beyond_kb(*v) ? " at least (a branch newer than the knowledge base)" : ""));
 
+  for (const auto& f : r.facts)
+    if (f.kind == CaptureKind::gpu_name) {
+      const auto hits = kb.find_gpus(f.value);
+      if (!hits.empty())
+        add(out, fmt::format("{} (line {}) is compute capability {} ({}).", f.value, f.line, hits.front()->cc.str(),
+                             hits.front()->architecture));
+    }
   for (const auto& m : r.matches) {
     for (const auto& c : m.captures) {
       switch (c.kind) {
@@ -92,7 +98,10 @@ std::vector<std::string> arithmetic(const Reading& r, const Library& lib, const 
                                c.value, cuda->str(), branches_giving(kb, *cuda)));
           if (framework_cuda && *framework_cuda > *cuda)
             add(out, fmt::format("{}; it needs {}.", framework_text, driver_needed(kb, *framework_cuda)));
-          if (const auto t = torch_build_for(kb, *cuda); !t.empty()) add(out, "Instead, " + t + ".");
+          // A driver that gives CUDA 11.4 is at least 11.4's minimum: what runs on that runs on it.
+          if (const auto floor = kb.min_driver_for_cuda(*cuda))
+            if (const auto t = torch_build_for(kb, {}, floor, "a driver that gives CUDA " + cuda->str()); !t.empty())
+              add(out, "Instead, " + t + ".");
           break;
         }
         case CaptureKind::cuda_version: {
@@ -134,6 +143,14 @@ std::vector<std::string> arithmetic(const Reading& r, const Library& lib, const 
                 add(out, fmt::format("Compute capability {} (line {}) is {}: CUDA {} was the first to build for it{}.",
                                      cc->str(), m.line, a.name, x.first_cuda.str(),
                                      x.last_cuda ? fmt::format(", CUDA {} the last", x.last_cuda->str()) : ""));
+          if (const auto t = torch_build_for(kb, {*cc}, log_driver,
+                                             fmt::format("compute capability {}{}", cc->str(),
+                                                         log_driver ? " with driver " + log_driver->str() : ""));
+              !t.empty())
+            add(out, t + ".");
+          else if (!c.value.empty())
+            add(out, fmt::format("No PyTorch build in the knowledge base runs compute capability {}{}.", cc->str(),
+                                 log_driver ? " on driver " + log_driver->str() : ""));
           break;
         }
         case CaptureKind::xid: {
