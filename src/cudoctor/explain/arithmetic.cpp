@@ -78,8 +78,11 @@ std::vector<std::string> arithmetic(const Reading& r, const Library& lib, const 
           add(out, fmt::format("Driver {} (line {}) supports CUDA up to {}{}.", f.value, f.line, max->str(),
                                kb.driver_beyond_kb(*v) ? " at least (a branch newer than the knowledge base)" : ""));
 
+  std::vector<std::string> gpus_named;
   for (const auto& f : r.facts)
-    if (f.kind == CaptureKind::gpu_name) {
+    if (f.kind == CaptureKind::gpu_name &&
+        std::find(gpus_named.begin(), gpus_named.end(), f.value) == gpus_named.end()) {
+      gpus_named.push_back(f.value);
       const auto hits = kb.find_gpus(f.value);
       if (!hits.empty())
         add(out, fmt::format("{} (line {}) is compute capability {} ({}).", f.value, f.line, hits.front()->cc.str(),

@@ -39,7 +39,8 @@ bool may_have_prefix(std::string_view s) {
   if (s[0] == '[' || digit(s[0])) return true;                                                 // dmesg, [rank0]:, ISO
   if ((s[0] == 'I' || s[0] == 'W' || s[0] == 'E' || s[0] == 'F') && digit(s[1])) return true;  // absl
   if (upper(s[0]) && lower(s[1]) && lower(s[2]) && s[3] == ' ') return true;                   // syslog month
-  const auto bar = s.substr(0, 80).find(" | ");                                                // compose svc-1  |
+  if (!lower(s[0])) return false;  // compose services are named in lower case: svc-1  | …
+  const auto bar = s.substr(0, 80).find(" | ");
   return bar != std::string_view::npos && bar > 0 && (digit(s[bar - 1]) || s[bar - 1] == ' ');
 }
 

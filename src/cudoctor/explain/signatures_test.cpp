@@ -34,7 +34,6 @@ TEST(Signatures, BadRecordsAreNamedNotLoaded) {
   const struct {
     std::string from, to, message;
   } cases[] = {
-      {"too old \\\\(found", "too old (found", "the pattern is not RE2"},
       {"\"framework-cuda-too-new-for-driver\"", "\"no-such-id\"", "cause no-such-id is not a catalog id"},
       {"https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp", "see the forum",
        "must be an https URL"},
@@ -53,6 +52,17 @@ TEST(Signatures, BadRecordsAreNamedNotLoaded) {
     EXPECT_NE(lib.error().find("x-too-old"), std::string::npos) << "the record is named: " << lib.error();
   }
   EXPECT_FALSE(parse_library("{\"signatures\": [1, 2"));
+}
+
+TEST(Signatures, APatternThatIsNotRe2IsNamedByTheMatcher) {
+  std::string rec = k_good;
+  rec.replace(rec.find("too old \\\\(found"), std::string("too old \\\\(found").size(), "too old (found");
+  const auto lib = parse_library(library_with(rec));
+  ASSERT_TRUE(lib) << lib.error();
+  const auto m = Matcher::compile(*lib);
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().find("log signature x-too-old: the pattern is not RE2: missing )"), std::string::npos)
+      << m.error();
 }
 
 TEST(Signatures, APatternWithoutALiteralIsRefusedByTheMatcher) {
