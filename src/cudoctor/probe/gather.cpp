@@ -24,6 +24,7 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
   probe_nvidia_modprobe(ctx, snap.driver);
   snap.driver.libraries = probe_driver_libraries(ctx, snap.host);
   probe_unversioned_libcuda(ctx, snap.driver);
+  probe_cdi(ctx, snap.driver);
   snap.toolkit = probe_toolkits(ctx);
   snap.python = probe_python(ctx, options.pythons);
   probe_runtime(ctx, snap);  // NVML (L1) with the L4 and L5 children: they run at once

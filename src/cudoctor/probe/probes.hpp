@@ -43,6 +43,8 @@ std::vector<snapshot::DriverLibrary> probe_driver_libraries(Context& ctx, const 
 // libcuda.so (unversioned) as dlopen finds it, and whether one lies beside the libcuda.so.1 of
 // driver.libraries (which must be probed first).
 void probe_unversioned_libcuda(Context& ctx, snapshot::DriverFacts& driver);
+// The NVIDIA CDI specifications in /etc/cdi and /var/run/cdi, and which driver's libraries they mount.
+void probe_cdi(Context& ctx, snapshot::DriverFacts& driver);
 
 // L1: which libnvidia-ml.so.1 NVML is asked through (host path into host_library), or why
 // it is not (facts with outcome "not_run"). probe_runtime runs it.

@@ -51,6 +51,7 @@ std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBas
   l1::unversioned_libcuda_rule(v, out);
   // An error found so far explains NVML's failure.
   l1::nvml_rules(v, kb, any_error(out), out);
+  l1::cdi_rule(v, out);  // containers' view of the driver: explains nothing about NVML here
   l1::link_power_rules(v, out);
   return out;
 }

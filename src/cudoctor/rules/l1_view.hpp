@@ -82,6 +82,8 @@ bool forward_compat_rules(const View& v, const kb::KnowledgeBase& kb, const snap
 // libcuda-unversioned-missing: Triton or old bitsandbytes is installed and the libcuda.so it
 // needs is not where it looks (l1_unversioned.cpp).
 void unversioned_libcuda_rule(const View& v, std::vector<Finding>& out);
+// cdi-spec-stale: an NVIDIA CDI specification that mounts another driver's libraries (l1_cdi.cpp).
+void cdi_rule(const View& v, std::vector<Finding>& out);
 // WSL2: wsl-gpu-device or wsl-no-gpu-device, then the container, library and NVML rules (l1_wsl.cpp).
 void wsl_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
 // nvml-failed, nvml-error or nvml-error-explained-above, nvml-implausible, nvml-ok and

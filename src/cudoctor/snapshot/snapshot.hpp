@@ -205,6 +205,17 @@ struct NvmlFacts {
   bool operator==(const NvmlFacts&) const = default;
 };
 
+// A Container Device Interface specification for NVIDIA devices (/etc/cdi, /var/run/cdi): the
+// driver libraries it tells the engine to mount are those of the driver it was generated for.
+struct CdiSpec {
+  std::string path;                          // /etc/cdi/nvidia.yaml
+  std::string kind;                          // nvidia.com/gpu
+  std::vector<std::string> driver_versions;  // of the versioned driver libraries it mounts, distinct
+  int libraries = 0;                         // how many versioned driver libraries it mounts
+  std::vector<std::string> missing;          // of those, the host paths absent here (the first few)
+  bool operator==(const CdiSpec&) const = default;
+};
+
 struct DriverFacts {
   std::vector<ModuleState> modules;  // nvidia, nvidia_uvm, nvidia_drm, nvidia_modeset, nouveau
   bool modules_listed = false;       // /proc/modules was read
@@ -226,6 +237,7 @@ struct DriverFacts {
   NvmlFacts nvml;
   std::vector<PciDevice> other_display_devices;  // display controllers not made by NVIDIA
   bool pci_listed = false;                       // /sys/bus/pci/devices was read
+  std::vector<CdiSpec> cdi_specs;                // NVIDIA CDI specifications, /etc/cdi then /var/run/cdi
   bool operator==(const DriverFacts&) const = default;
 };
 

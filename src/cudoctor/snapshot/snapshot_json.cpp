@@ -66,9 +66,10 @@ CUDOCTOR_JSON(NvmlGpu, index, name, uuid, pci_bus_id, memory_total_bytes, memory
               performance_state, max_clock_sm_mhz)
 CUDOCTOR_JSON(NvmlFacts, library, outcome, init_code, init_error_name, init_error_string, driver_version,
               cuda_driver_version, gpus)
+CUDOCTOR_JSON(CdiSpec, path, kind, driver_versions, libraries, missing)
 CUDOCTOR_JSON(DriverFacts, modules, modules_listed, blacklists, blacklist_sources_unreadable, kernel_module,
               module_files, device_nodes, nvidia_modprobe, nvidia_modprobe_setuid, libraries, libcuda_unversioned,
-              libcuda_unversioned_beside, nvml, other_display_devices, pci_listed)
+              libcuda_unversioned_beside, nvml, other_display_devices, pci_listed, cdi_specs)
 CUDOCTOR_JSON(Gpu, pci, nvml)
 CUDOCTOR_JSON(VersionWitness, source, version)
 CUDOCTOR_JSON(ToolkitComponent, name, version, library)

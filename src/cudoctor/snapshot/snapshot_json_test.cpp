@@ -140,7 +140,12 @@ Snapshot populated() {
                .cuda_driver_version = 12020,
                .gpus = {nvml_gpu}},
       .other_display_devices = {pci},
-      .pci_listed = true};
+      .pci_listed = true,
+      .cdi_specs = {{.path = "/etc/cdi/nvidia.yaml",
+                     .kind = "nvidia.com/gpu",
+                     .driver_versions = {"535.104.05"},
+                     .libraries = 12,
+                     .missing = {"/usr/lib/x86_64-linux-gnu/libcuda.so.535.104.05"}}}};
   s.gpus = {{pci, nvml_gpu}};
   s.toolkit = {.toolkits = {{.root = "/usr/local/cuda-12.2",
                              .found_by = {{ToolkitFinder::conda_environment, "/opt/conda"}},
