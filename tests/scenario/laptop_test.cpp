@@ -11,12 +11,6 @@
 namespace cudoctor::testing {
 namespace {
 
-std::string joined(const nlohmann::json& lines) {
-  std::string s;
-  for (const auto& l : lines) s += l.get<std::string>() + "\n";
-  return s;
-}
-
 // The laptop's GPU awake (runtime PM active, D0) with its link at speed.
 PciSpec awake_gpu(const std::string& speed) {
   auto gpu = rtx4060_laptop_gpu();
@@ -44,7 +38,7 @@ TEST(ScenarioLaptop, ActiveLinkAtX4OfX8IsAWarningWithWhatItCosts) {
             "16.0 GT/s x8 both ends can do");
   EXPECT_TRUE(contains(f["detail"].get<std::string>(), "at most 7.9 GB/s per direction instead of 15.8 GB/s"))
       << f["detail"];
-  const auto ev = joined(f["evidence"]);
+  const auto ev = joined_evidence(f);
   EXPECT_TRUE(contains(ev, "/sys/bus/pci/devices/0000:01:00.0: link 16.0 GT/s PCIe x4, capable of 16.0 GT/s PCIe x8"))
       << ev;
   EXPECT_TRUE(contains(ev, "port 0000:00:01.0: capable of 16.0 GT/s PCIe x16")) << ev;
@@ -67,7 +61,7 @@ TEST(ScenarioLaptop, IdleGpuAsleepAt2_5GtsIsHealthy) {
   const auto f = c.finding("gpu-runtime-suspended");
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_EQ(f["severity"], "info");
-  const auto ev = joined(f["evidence"]);
+  const auto ev = joined_evidence(f);
   EXPECT_TRUE(contains(ev, "/sys/bus/pci/devices/0000:01:00.0/power/runtime_status: suspended")) << ev;
   EXPECT_TRUE(contains(ev, "/sys/bus/pci/devices/0000:01:00.0/power_state: D3cold")) << ev;
   EXPECT_TRUE(contains(ev, "link now: 2.5 GT/s PCIe x8 (capable of 16.0 GT/s PCIe x8)")) << ev;
@@ -97,7 +91,7 @@ TEST(ScenarioLaptop, BusyGpuStillAtGen1IsAWarning) {
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_TRUE(contains(f["detail"].get<std::string>(), "at most 2.0 GB/s per direction instead of 15.8 GB/s"))
       << f["detail"];
-  EXPECT_TRUE(contains(joined(f["evidence"]), "97 % busy")) << f["evidence"];
+  EXPECT_TRUE(contains(joined_evidence(f), "97 % busy")) << f["evidence"];
 }
 
 TEST(ScenarioLaptop, PowerCappedByThePlatformNamesTheCap) {
@@ -118,7 +112,7 @@ TEST(ScenarioLaptop, PowerCappedByThePlatformNamesTheCap) {
   EXPECT_EQ(f["title"],
             "GPU 0000:01:00.0 NVIDIA GeForce RTX 4060 Laptop GPU: power limit 60 W, below its default 115 W: the "
             "software power cap is holding its clocks");
-  const auto ev = joined(f["evidence"]);
+  const auto ev = joined_evidence(f);
   EXPECT_TRUE(contains(ev, "enforced limit 60 W, set limit 115 W, default 115 W, range 5-140 W")) << ev;
   EXPECT_TRUE(contains(ev, "clocks-event reasons SwPowerCap (0x4)")) << ev;
   EXPECT_TRUE(contains(f["detail"].get<std::string>(), "on a laptop its power mode")) << f["detail"];
@@ -210,7 +204,7 @@ TEST(ScenarioWorkstation, ThermalSlowdownNamesEachReason) {
   ASSERT_FALSE(f.is_null()) << c.ids();
   EXPECT_EQ(f["title"],
             "GPU 0000:01:00.0 NVIDIA GeForce RTX 4090: clocks slowed by HwSlowdown (0x8), HwThermalSlowdown (0x40)");
-  EXPECT_TRUE(contains(joined(f["evidence"]), "100 % busy, 91 C")) << f["evidence"];
+  EXPECT_TRUE(contains(joined_evidence(f), "100 % busy, 91 C")) << f["evidence"];
   EXPECT_FALSE(c.has("gpu-power-limit-lowered")) << c.ids();
 }
 

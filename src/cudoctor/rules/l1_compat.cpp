@@ -19,7 +19,7 @@ namespace {
 // does not tell.
 std::string consumer_gpu(const View& v) {
   for (const auto& g : v.snap.gpus) {
-    const auto name = g.nvml && !g.nvml->name.empty() ? g.nvml->name : g.pci.device_name;
+    const auto name = gpu_name(g);
     if (name.find("GeForce") != std::string::npos || name.find("TITAN") != std::string::npos) return name;
   }
   return {};
@@ -28,7 +28,7 @@ std::string consumer_gpu(const View& v) {
 std::string gpu_names(const View& v) {
   std::vector<std::string> names;
   for (const auto& g : v.snap.gpus) {
-    auto n = g.nvml && !g.nvml->name.empty() ? g.nvml->name : g.pci.device_name;
+    auto n = gpu_name(g);
     if (!n.empty() && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(std::move(n));
   }
   return fmt::format("{}", fmt::join(names, ", "));

@@ -15,9 +15,12 @@ std::string mode_string(const snapshot::DeviceNode& n) {
 }  // namespace
 
 // NVML's marketing name first (pci.ids lags new GPUs by months), then pci.ids, then ids.
+std::string gpu_name(const snapshot::Gpu& g) {
+  return g.nvml && !g.nvml->name.empty() ? g.nvml->name : g.pci.device_name;
+}
+
 std::string gpu_label(const snapshot::Gpu& g) {
-  if (g.nvml && !g.nvml->name.empty()) return fmt::format("{} {}", g.pci.address, g.nvml->name);
-  if (!g.pci.device_name.empty()) return fmt::format("{} {}", g.pci.address, g.pci.device_name);
+  if (const auto name = gpu_name(g); !name.empty()) return fmt::format("{} {}", g.pci.address, name);
   return fmt::format("{} [10de:{:04x}]", g.pci.address, g.pci.device_id);
 }
 

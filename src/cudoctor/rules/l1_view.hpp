@@ -46,7 +46,9 @@ struct View {
   }
 };
 
-// "0000:01:00.0 NVIDIA H100 80GB HBM3": NVML's name, else pci.ids', else the ids.
+// The GPU's name: NVML's, else pci.ids'; "" when neither is known.
+std::string gpu_name(const snapshot::Gpu& g);
+// "0000:01:00.0 NVIDIA H100 80GB HBM3": gpu_name, else the ids.
 std::string gpu_label(const snapshot::Gpu& g);
 // "/sys/bus/pci/devices/…: [10de:2330] class 0x030200, driver nvidia (…)"
 std::string pci_evidence(const snapshot::PciDevice& d);
