@@ -40,12 +40,7 @@ std::vector<std::string> ids(const nlohmann::json& ex) {
 // A docker container started without --gpus on a host with an H100 and driver 535 (as
 // ScenarioContainer.DockerStartedWithoutGpus builds it).
 void build_docker_without_gpus(FixtureRoot& r) {
-  add_ubuntu_2204(r, "5.15.0-105-generic", "3f2a9c1b7d4e");
-  add_cpuinfo(r, false);
-  r.file("/.dockerenv", "");
-  add_pci(r, {.address = "0000:1b:00.0", .device = 0x2330, .class_code = 0x030200, .driver = "nvidia"});
-  add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"});
-  add_nvidia_kernel_version(r, "535.104.05");
+  build_docker_on_h100_host(r);
   r.dir("/dev");
 }
 

@@ -92,12 +92,7 @@ void add_nvml(FixtureRoot& r, const std::string& version) {
 // toolkit mounted the control and GPU nodes, NVML and nvidia-smi, but no libcuda.so.1 and
 // no /dev/nvidia-uvm.
 void build_docker_utility_only(FixtureRoot& r) {
-  add_ubuntu_2204(r, "5.15.0-105-generic", "3f2a9c1b7d4e");
-  add_cpuinfo(r, false);
-  r.file("/.dockerenv", "");
-  add_pci(r, {.address = "0000:1b:00.0", .device = 0x2330, .class_code = 0x030200, .driver = "nvidia"});
-  add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"});
-  add_nvidia_kernel_version(r, "535.104.05");
+  build_docker_on_h100_host(r);
   add_node_files(r, false);
   add_nvml(r, "535.104.05");
   r.file("/usr/bin/nvidia-smi", "", 0755);

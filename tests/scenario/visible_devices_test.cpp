@@ -9,18 +9,9 @@
 namespace cudoctor::testing {
 namespace {
 
-void build_docker(FixtureRoot& r) {
-  add_ubuntu_2204(r, "5.15.0-105-generic", "9a8b7c6d5e4f");
-  add_cpuinfo(r, false);
-  r.file("/.dockerenv", "");
-  add_pci(r, {.address = "0000:1b:00.0", .device = 0x2330, .class_code = 0x030200, .driver = "nvidia"});
-  add_proc_modules(r, {"nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"});
-  add_nvidia_kernel_version(r, "535.104.05");
-}
-
 TEST(ScenarioVisibleDevices, VoidIsWhyTheContainerHasNoGpu) {
   FixtureRoot r;
-  build_docker(r);
+  build_docker_on_h100_host(r);
   const auto c = check_root(r, {"--no-runtime"}, {{"NVIDIA_VISIBLE_DEVICES", "void"}});
   EXPECT_EQ(c.report["verdict"]["break_finding"], "container-no-gpu-access") << c.ids();
   const auto f = c.finding("container-no-gpu-access");
@@ -32,7 +23,7 @@ TEST(ScenarioVisibleDevices, VoidIsWhyTheContainerHasNoGpu) {
 TEST(ScenarioVisibleDevices, NoneGivesTheDriverWithoutAGpu) {
   REQUIRE_DEVICE_NODES();
   FixtureRoot r;
-  build_docker(r);
+  build_docker_on_h100_host(r);
   add_driver_libraries(r, "535.104.05", nvml_sim_library());
   ASSERT_TRUE(r.char_device("/dev/nvidiactl", 195, 255, 0666));
   ASSERT_TRUE(r.char_device("/dev/nvidia-uvm", 508, 0, 0666));

@@ -52,6 +52,10 @@ void add_virtio_devices(FixtureRoot& r);
 PciSpec rtx4060_laptop_gpu();
 // A laptop with Intel graphics driving the display and that GPU (or gpu), driver 535.104.05 from
 // DKMS, Secure Boot on with the module signed and loaded.
+// A docker container (/.dockerenv, host name 3f2a9c1b7d4e) on an H100 host with driver
+// 535.104.05 loaded: what every container scenario starts from; each adds what the toolkit
+// mounted (nothing, the utility capability's files, …).
+void build_docker_on_h100_host(FixtureRoot& r);
 void build_rtx4060_laptop(FixtureRoot& r, const PciSpec& gpu = rtx4060_laptop_gpu());
 // The simulated NVML's settings for that GPU, idle on AC power.
 std::map<std::string, std::string> rtx4060_laptop_nvml();
