@@ -85,11 +85,7 @@ TEST(ScenarioExplain, SecureBootOnTheMachineOutranksTheModuleNotLoaded) {
   EXPECT_EQ(ids(offline)[0], "nvidia-module-not-loaded");
   EXPECT_EQ(ids(offline)[1], "module-blocked-by-secure-boot");
   FixtureRoot r;
-  add_ubuntu_2204(r);
-  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000});
-  add_proc_modules(r, {"i915"});
-  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");
-  add_secure_boot(r, true);
+  build_secure_boot_blocks_dkms(r);
   const auto joined = explain_json({"--root", r.path().string(), log});
   ASSERT_FALSE(joined["causes"].empty());
   EXPECT_EQ(joined["causes"][0]["id"], "module-blocked-by-secure-boot") << joined.dump(1);

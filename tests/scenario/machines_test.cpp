@@ -270,11 +270,7 @@ TEST(ScenarioNodes, NodesThisUserMayNotOpen) {
 
 TEST(ScenarioModule, SecureBootKeepsDkmsModuleOut) {
   FixtureRoot r;
-  add_ubuntu_2204(r);
-  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000});
-  add_proc_modules(r, {"i915"});
-  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");
-  add_secure_boot(r, true);
+  build_secure_boot_blocks_dkms(r);
   const auto c = check_root(r);
   EXPECT_EQ(c.report["verdict"]["break_finding"], "module-blocked-by-secure-boot") << c.ids();
   const auto f = c.finding("module-blocked-by-secure-boot");

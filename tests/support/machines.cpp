@@ -280,4 +280,12 @@ void build_docker_on_h100_host(FixtureRoot& r) {
   add_nvidia_kernel_version(r, "535.104.05");
 }
 
+void build_secure_boot_blocks_dkms(FixtureRoot& r) {
+  add_ubuntu_2204(r);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2684, .class_code = 0x030000});
+  add_proc_modules(r, {"i915"});
+  add_dkms_module(r, "6.5.0-35-generic", "535.104.05");
+  add_secure_boot(r, true);
+}
+
 }  // namespace cudoctor::testing

@@ -56,6 +56,9 @@ PciSpec rtx4060_laptop_gpu();
 // 535.104.05 loaded: what every container scenario starts from; each adds what the toolkit
 // mounted (nothing, the utility capability's files, …).
 void build_docker_on_h100_host(FixtureRoot& r);
+// An RTX 4090 desktop whose DKMS-built nvidia 535.104.05 module Secure Boot keeps out (only
+// i915 loaded, SecureBoot efivar set).
+void build_secure_boot_blocks_dkms(FixtureRoot& r);
 void build_rtx4060_laptop(FixtureRoot& r, const PciSpec& gpu = rtx4060_laptop_gpu());
 // The simulated NVML's settings for that GPU, idle on AC power.
 std::map<std::string, std::string> rtx4060_laptop_nvml();

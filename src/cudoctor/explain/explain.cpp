@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/view/machine.hpp"
 
 namespace cudoctor::explain {
 
@@ -36,7 +37,7 @@ const rules::Finding* finding(const report::Report& r, std::string_view id) {
   return nullptr;
 }
 
-// The first fact of a kind the pattern ids start with, nullptr when the log states none.
+// The first fact with this id ("nvidia-smi-header.driver"), nullptr when the log states none.
 const LogFact* fact(const Reading& r, std::string_view id) {
   for (const auto& f : r.facts)
     if (f.id == id) return &f;
@@ -45,14 +46,15 @@ const LogFact* fact(const Reading& r, std::string_view id) {
 
 // Why the log cannot be this machine's: a driver or framework version it states that the
 // machine does not have. "" when nothing contradicts it.
-std::string other_machine(const Reading& r, const report::Report& rep) {
+// The machine's driver is view::Machine's, the one witness every rule uses.
+std::string other_machine(const Reading& r, const report::Report& rep, const kb::KnowledgeBase& kb) {
   const auto& snap = rep.snapshot;
-  const std::string live_driver =
-      !snap.driver.kernel_module.version.empty() ? snap.driver.kernel_module.version : snap.driver.nvml.driver_version;
+  const auto live = view::derive(snap, kb).driver.version;
   for (const char* id : {"nvidia-smi-header.driver", "kernel-module.driver"}) {
     const auto* f = fact(r, id);
-    if (f && !live_driver.empty() && f->value != live_driver)
-      return fmt::format("the log's driver is {} (line {}), this machine's is {}", f->value, f->line, live_driver);
+    const auto stated = f ? util::Version::parse(f->value) : std::nullopt;
+    if (stated && live && *stated != *live)
+      return fmt::format("the log's driver is {} (line {}), this machine's is {}", f->value, f->line, live->str());
   }
   if (const auto* f = fact(r, "torch-version.version")) {
     bool has_torch = false, same = false;
@@ -107,7 +109,7 @@ Explanation explain(Reading reading, const Library& lib, const kb::KnowledgeBase
 
   if (machine) {
     ex.machine.root = machine->snapshot.root;
-    ex.machine.other_machine = other_machine(ex.reading, *machine);
+    ex.machine.other_machine = other_machine(ex.reading, *machine, kb);
     ex.machine.joined = ex.machine.other_machine.empty();
   }
   if (ex.machine.joined) {

@@ -57,7 +57,6 @@ class Matcher {
   void scan(const Line& line, Reading& into) const;
   // Lines in log order, scanned together (faster than one by one).
   void scan(std::span<const Line> lines, Reading& into) const;
-  const Library& library() const;
 
   static constexpr std::size_t k_max_matches = 2000;
   static constexpr std::size_t k_max_facts = 200;

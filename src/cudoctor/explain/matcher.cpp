@@ -41,10 +41,6 @@ Matcher::Matcher(Matcher&&) noexcept = default;
 Matcher& Matcher::operator=(Matcher&&) noexcept = default;
 Matcher::~Matcher() = default;
 
-const Library& Matcher::library() const {
-  return *m->lib;
-}
-
 namespace {
 
 // How rarely an atom appears in ordinary log text: its length, and more when it holds a sign
