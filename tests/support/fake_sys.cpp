@@ -147,6 +147,12 @@ FileStat FakeSys::stat(std::string_view path, bool follow) const {
   return n ? n->st : FileStat{};
 }
 
+std::vector<std::string> FakeSys::env_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : m_env) names.push_back(name);
+  return names;
+}
+
 std::optional<std::string> FakeSys::env(std::string_view name) const {
   const auto it = m_env.find(std::string(name));
   if (it == m_env.end()) return std::nullopt;

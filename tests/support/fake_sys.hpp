@@ -31,6 +31,7 @@ class FakeSys final : public Sys {
   util::Result<std::string> read_link(std::string_view path) const override;
   FileStat stat(std::string_view path, bool follow = true) const override;
   std::optional<std::string> env(std::string_view name) const override;
+  std::vector<std::string> env_names() const override;
   Identity identity() const override { return m_identity; }
   std::string host_path(std::string_view logical) const override { return std::string(logical); }
   bool is_live() const override { return false; }

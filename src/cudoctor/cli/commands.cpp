@@ -18,6 +18,7 @@ void add_kb_options(CLI::App& app, Options& o);
 int run_kb(const Options& o);
 void add_explain_options(CLI::App& app, Options& o);
 int run_explain(const Options& o);
+int run_tune(const Options& o);
 
 namespace {
 
@@ -30,6 +31,7 @@ const Command k_commands[] = {
     {"env", "Shell lines that switch to one toolkit: eval \"$(cudoctor env 12.4)\"", add_env_options, run_env},
     {"explain", "From a pasted error log to the broken link, the evidence and the fix", add_explain_options,
      run_explain},
+    {"tune", "Settings that cost speed or are not what they look like, and where each is set", nullptr, run_tune},
     {"kb", "What the knowledge base holds, or one answer from it", add_kb_options, run_kb},
 };
 

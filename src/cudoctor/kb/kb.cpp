@@ -272,7 +272,7 @@ std::vector<Framework> parse_frameworks(const std::string& file, const json& doc
 
 constexpr const char* k_files[] = {
     "nvml_return_codes.json", "cuda_error_codes.json", "cuda_toolkits.json", "driver_branches.json", "gpus.json",
-    "architectures.json",     "frameworks.json"};
+    "architectures.json",     "frameworks.json",       "settings.json"};
 
 }  // namespace
 
@@ -300,6 +300,7 @@ util::Result<KnowledgeBase> KnowledgeBase::load(const std::vector<std::pair<std:
     kb.m_gpus = parse_gpus("gpus.json", docs["gpus.json"]);
     kb.m_archs = parse_archs("architectures.json", docs["architectures.json"]);
     kb.m_frameworks = parse_frameworks("frameworks.json", docs["frameworks.json"]);
+    kb.m_settings = parse_settings("settings.json", &docs["settings.json"]);
     if (docs.count("kb_meta.json") && docs["kb_meta.json"].is_object())
       kb.m_date = docs["kb_meta.json"].value("date", "");
   } catch (const std::exception& e) {

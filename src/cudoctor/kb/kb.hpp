@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cudoctor/compat/binary.hpp"
+#include "cudoctor/kb/settings.hpp"
 #include "cudoctor/util/result.hpp"
 #include "cudoctor/util/version.hpp"
 
@@ -165,6 +166,7 @@ class KnowledgeBase {
   const std::vector<Architecture>& architectures() const { return m_archs; }
   const std::vector<Framework>& frameworks() const { return m_frameworks; }
   const Framework* framework(const std::string& name) const;
+  const Settings& settings() const { return m_settings; }
 
   // --- queries for the rules and the planner
   // The minimum Linux driver of the first release (GA) of CUDA major.minor; nullopt if unknown.
@@ -231,6 +233,7 @@ class KnowledgeBase {
   std::vector<GpuModel> m_gpus;
   std::vector<Architecture> m_archs;
   std::vector<Framework> m_frameworks;
+  Settings m_settings;
   std::string m_date;
 };
 

@@ -47,6 +47,9 @@ std::vector<std::string> KnowledgeBase::sources() const {
   for (const auto& a : m_archs) s.insert(a.sources.begin(), a.sources.end());
   for (const auto& f : m_frameworks)
     for (const auto& r : f.releases) s.insert(r.sources.begin(), r.sources.end());
+  for (const auto& r : m_settings.records) s.insert(r.source);
+  for (const auto& r : m_settings.not_read) s.insert(r.source);
+  for (const auto& r : m_settings.allocator_keys) s.insert(r.source);
   return {s.begin(), s.end()};
 }
 

@@ -27,6 +27,7 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
   probe_cdi(ctx, snap.driver);
   snap.toolkit = probe_toolkits(ctx);
   snap.python = probe_python(ctx, options.pythons);
+  snap.settings = probe_settings(ctx, snap.python);
   probe_runtime(ctx, snap);  // NVML (L1) with the L4 and L5 children: they run at once
 
   // NVML's GPUs joined to the PCI functions by bus id; one sysfs does not show is kept.

@@ -63,6 +63,11 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
 // every device at once. Fills snap.driver.nvml and snap.runtime.
 void probe_runtime(Context& ctx, snapshot::Snapshot& snap);
 
+// The settings that change how CUDA work runs and where each is set (environment, start-up
+// files, activation scripts, services, NCCL's files, modprobe.d, kernel command lines), the
+// running kernel's module parameters they name, and the allocator keys torch knows.
+snapshot::SettingsFacts probe_settings(Context& ctx, const snapshot::PythonFacts& python);
+
 // Every probe, in order; the snapshot a check judges.
 snapshot::Snapshot gather(const sys::Sys& sys, const Options& options);
 

@@ -40,6 +40,10 @@ constexpr const char* k_tools[] = {"sudo",
                                    "kubectl",
                                    "dkms",
                                    "mokutil",
+                                   "update-grub",
+                                   "grub2-mkconfig",
+                                   "grub-mkconfig",
+                                   "nvidia-persistenced",
                                    "cudoctor"};
 
 // After PATH: the directories root's PATH holds on Debian, Fedora and Arch, so a tool a

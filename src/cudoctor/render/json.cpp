@@ -66,4 +66,16 @@ std::string json(const report::Report& r, const Options&) {
   return json_text(j);
 }
 
+std::string tune_json(const report::Report& r) {
+  nlohmann::json j = {{"schema", r.snapshot.schema},
+                      {"tool_version", r.snapshot.tool_version},
+                      {"root", r.snapshot.root},
+                      {"settings", r.snapshot.settings},
+                      {"knowledge_base", {{"date", r.kb_date}}}};
+  auto& findings = j["findings"] = nlohmann::json::array();
+  for (const auto& f : r.findings)
+    if (rules::is_tuning(f.id)) findings.push_back(finding_json(f));
+  return json_text(j);
+}
+
 }  // namespace cudoctor::render

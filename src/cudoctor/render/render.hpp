@@ -21,6 +21,9 @@ struct Options {
 std::string text(const report::Report& r, const Options& o);
 std::string json(const report::Report& r, const Options& o);
 std::string markdown(const report::Report& r, const Options& o);
+// `cudoctor tune`: the tuning findings (every one, with what it does and where it is set).
+std::string tune_text(const report::Report& r, const Options& o);
+std::string tune_json(const report::Report& r);
 
 // `cudoctor plan`: one line per release (its best build), or every build with all.
 std::string plan_text(const plan::Plan& p, const Options& o, bool all);

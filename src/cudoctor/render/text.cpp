@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::render {
@@ -77,7 +78,41 @@ void finding(std::string& out, const Finding& f, const report::Report& r, const 
   for (const auto& c : f.fix.checks) out += pad + paint("1", "check: ") + "$ " + visible(c) + "\n";
 }
 
+// The settings judged (tune-… findings), under their own heading after the layers.
+void tuning(std::string& out, const report::Report& r, const Options& o, const Paint& paint) {
+  bool any = false;
+  for (const auto& f : r.findings) {
+    if (!rules::is_tuning(f.id)) continue;
+    if (!any) out += "\n" + paint("1", "Tuning") + "\n";
+    any = true;
+    finding(out, f, r, o, paint);
+  }
+}
+
 }  // namespace
+
+std::string tune_text(const report::Report& r, const Options& o) {
+  const Paint paint{o.color};
+  std::string out =
+      paint("1", fmt::format("cudoctor {} tune", o.tool_version)) + " · " +
+      (r.snapshot.root == "/" || r.snapshot.root.empty() ? "this machine" : "root " + visible(r.snapshot.root)) + "\n";
+  const auto& s = r.snapshot.settings;
+  out += paint("2", fmt::format("{} setting{} found in the environment and {} file{} read", s.settings.size(),
+                                s.settings.size() == 1 ? "" : "s", s.files_read.size(),
+                                s.files_read.size() == 1 ? "" : "s")) +
+         "\n";
+  auto all = o;
+  all.verbose = true;  // what each setting does and where it is set is the point here
+  tuning(out, r, all, paint);
+  std::size_t warns = 0;
+  for (const auto& f : r.findings) warns += rules::is_tuning(f.id) && f.severity == Severity::warn;
+  out += "\n";
+  if (warns == 0)
+    out += paint("32", "✓ No setting found that costs speed or is not what it looks like.") + "\n";
+  else
+    out += paint("33;1", fmt::format("! {} setting{} to change.", warns, warns == 1 ? "" : "s")) + "\n";
+  return out;
+}
 
 std::string text(const report::Report& r, const Options& o) {
   const Paint paint{o.color};
@@ -93,12 +128,13 @@ std::string text(const report::Report& r, const Options& o) {
     out += paint("1", head) + "\n";
     bool any = false;
     for (const auto& f : r.findings)
-      if (f.layer == layer) {
+      if (f.layer == layer && !rules::is_tuning(f.id)) {
         finding(out, f, r, o, paint);
         any = true;
       }
     if (!any) out += "  (nothing to report)\n";
   }
+  tuning(out, r, o, paint);
   std::string skipped;
   for (int l = 0; l <= static_cast<int>(Layer::L5); ++l) {
     const auto layer = static_cast<Layer>(l);

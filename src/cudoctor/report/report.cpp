@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cudoctor/report/causes.hpp"
+#include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/rules/rules.hpp"
 
 namespace cudoctor::report {
@@ -130,10 +131,19 @@ void decide_causes(std::vector<rules::Finding>& findings) {
   }
 }
 
-Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb) {
+Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb, Tuning tuning) {
   Report r;
-  r.findings = rules::run_all(snap, kb);
+  // Tuning findings take no part in cause and consequence: a setting neither breaks the
+  // chain nor follows from a break.
+  std::vector<Finding> tuned;
+  for (auto& f : rules::run_all(snap, kb)) {
+    if (!rules::is_tuning(f.id))
+      r.findings.push_back(std::move(f));
+    else if (tuning == Tuning::all || problem(f))
+      tuned.push_back(std::move(f));
+  }
   decide_causes(r.findings);
+  r.findings.insert(r.findings.end(), tuned.begin(), tuned.end());
   r.verdict = judge(r.findings);
   r.snapshot = std::move(snap);
   r.kb_date = kb.date();

@@ -24,7 +24,9 @@ struct Report {
   std::string kb_date;                       // the knowledge base the findings were judged by
 };
 
-Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb);
+// Which tuning findings a report keeps: check keeps the warnings, `cudoctor tune` every one.
+enum class Tuning { problems, all };
+Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb, Tuning tuning = Tuning::problems);
 // The verdict for a list of findings: the break is the most causal error (causes.hpp) of the
 // lowest layer that has an error.
 Verdict judge(const std::vector<rules::Finding>& findings);

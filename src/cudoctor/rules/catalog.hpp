@@ -32,6 +32,12 @@ class FindingId {
   std::size_t m_index;
 };
 
+// Tuning findings (ids "tune-…"): settings judged, not links of the chain. They never break
+// it and follow from nothing; check shows its tuning warnings under their own heading.
+constexpr bool is_tuning(std::string_view id) {
+  return id.starts_with("tune-");
+}
+
 std::span<const CatalogEntry> catalog();
 // The entry for an id read at run time (from a saved report, say); nullptr when unknown.
 const CatalogEntry* find_entry(std::string_view id);

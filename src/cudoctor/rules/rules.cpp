@@ -17,6 +17,8 @@ std::vector<Finding> run_all(const snapshot::Snapshot& snap, const kb::Knowledge
   out.insert(out.end(), coverage.begin(), coverage.end());
   auto runtime = runtime_rules(m, kb);
   out.insert(out.end(), runtime.begin(), runtime.end());
+  auto tuning = tune_rules(m, kb);
+  out.insert(out.end(), tuning.begin(), tuning.end());
   // Layer order, keeping each family's causal order within a layer.
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.layer < b.layer; });
   return out;

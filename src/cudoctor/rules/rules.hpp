@@ -20,6 +20,9 @@ std::vector<Finding> runtime_rules(const view::Machine& m, const kb::KnowledgeBa
 // What the knowledge base does not know here (info findings of L1-L3, with its date).
 std::vector<Finding> kb_coverage_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
 
+// Tuning (L1 module parameters and persistence, L5 the rest): rules/tune.hpp.
+std::vector<Finding> tune_rules(const view::Machine& m, const kb::KnowledgeBase& kb);
+
 // Every family in layer order.
 std::vector<Finding> run_all(const snapshot::Snapshot& snap, const kb::KnowledgeBase& kb);
 

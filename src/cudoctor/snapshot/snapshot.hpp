@@ -9,6 +9,7 @@
 
 #include "cudoctor/snapshot/host_facts.hpp"
 #include "cudoctor/snapshot/python_facts.hpp"
+#include "cudoctor/snapshot/settings_facts.hpp"
 #include "cudoctor/snapshot/toolkit_facts.hpp"
 
 namespace cudoctor::snapshot {
@@ -352,6 +353,7 @@ struct Snapshot {
   ToolkitFacts toolkit;
   PythonFacts python;
   RuntimeFacts runtime;
+  SettingsFacts settings;
   std::vector<Unreadable> unreadable;
   bool operator==(const Snapshot&) const = default;
 };

@@ -98,7 +98,11 @@ CUDOCTOR_JSON(CopyCheck, kind, bytes, gb_per_s, matches)
 CUDOCTOR_JSON(GemmCheck, dtype, m, n, k, max_abs_error, tolerance, passed, tflops, throughput_size, status)
 CUDOCTOR_JSON(ComputeCheck, device, cudart, cublas, outcome, allocation, copies, copies_timed_alone, gemms)
 CUDOCTOR_JSON(RuntimeFacts, ran, not_run_reason, cuda_visible_devices, driver_api, cudarts, compute)
-CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, toolkit, python, runtime, unreadable)
+CUDOCTOR_JSON(Setting, name, value, kind, source, line, scope)
+CUDOCTOR_JSON(ModuleParam, name, module_loaded, exists, value, source)
+CUDOCTOR_JSON(LibraryWords, framework, location, libraries, present, absent)
+CUDOCTOR_JSON(SettingsFacts, settings, files_read, module_params, allocator_keys)
+CUDOCTOR_JSON(Snapshot, schema, tool_version, root, host, driver, gpus, toolkit, python, runtime, settings, unreadable)
 
 #undef CUDOCTOR_JSON
 

@@ -143,6 +143,14 @@ void to_json(nlohmann::json& j, const ComputeCheck& v);
 void from_json(const nlohmann::json& j, ComputeCheck& v);
 void to_json(nlohmann::json& j, const RuntimeFacts& v);
 void from_json(const nlohmann::json& j, RuntimeFacts& v);
+void to_json(nlohmann::json& j, const Setting& v);
+void from_json(const nlohmann::json& j, Setting& v);
+void to_json(nlohmann::json& j, const ModuleParam& v);
+void from_json(const nlohmann::json& j, ModuleParam& v);
+void to_json(nlohmann::json& j, const LibraryWords& v);
+void from_json(const nlohmann::json& j, LibraryWords& v);
+void to_json(nlohmann::json& j, const SettingsFacts& v);
+void from_json(const nlohmann::json& j, SettingsFacts& v);
 void to_json(nlohmann::json& j, const Snapshot& v);
 void from_json(const nlohmann::json& j, Snapshot& v);
 

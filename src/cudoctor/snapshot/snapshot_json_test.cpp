@@ -252,6 +252,14 @@ Snapshot populated() {
                                        .tflops = 700.5,
                                        .throughput_size = 8192,
                                        .status = failed}}}}};
+  s.settings = {.settings = {{"CUBLAS_WORKSPACE_CONFIG", ":4096:8", "env", "/home/a/.bashrc", 12, "shell"}},
+                .files_read = {"/home/a/.bashrc"},
+                .module_params = {{"i915.enable_rc6", true, true, "0", "/sys/module/i915/parameters/enable_rc6"}},
+                .allocator_keys = {{"torch",
+                                    "/usr/lib/python3/dist-packages/torch",
+                                    {"/usr/lib/python3/dist-packages/torch/lib/libc10.so"},
+                                    {"max_split_size_mb"},
+                                    {"max_split_size"}}}};
   s.unreadable = {{"/proc/modules", "Permission denied"}};
   return s;
 }
@@ -287,6 +295,7 @@ TEST(SnapshotJson, RoundTripsEveryField) {
   EXPECT_TRUE(back->toolkit == s.toolkit) << "toolkit";
   EXPECT_TRUE(back->python == s.python) << "python";
   EXPECT_TRUE(back->runtime == s.runtime) << "runtime";
+  EXPECT_TRUE(back->settings == s.settings) << "settings";
   EXPECT_TRUE(back->unreadable == s.unreadable) << "unreadable";
   EXPECT_TRUE(*back == s) << "the whole snapshot";
 }

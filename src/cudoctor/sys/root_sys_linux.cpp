@@ -186,6 +186,18 @@ class RootSys final : public Sys {
     return std::string(v);
   }
 
+  std::vector<std::string> env_names() const override {
+    std::vector<std::string> names;
+    for (char** e = environ; e && *e; ++e) {
+      const std::string_view entry(*e);
+      const auto eq = entry.find('=');
+      if (eq != 0 && eq != std::string_view::npos) names.emplace_back(entry.substr(0, eq));
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+  }
+
   Identity identity() const override {
     Identity id;
     id.uid = ::geteuid();

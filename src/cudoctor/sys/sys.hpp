@@ -65,6 +65,8 @@ class Sys {
   // stat (follow = true) or lstat of a path; type missing when it does not exist.
   virtual FileStat stat(std::string_view path, bool follow = true) const = 0;
   virtual std::optional<std::string> env(std::string_view name) const = 0;
+  // The names of every variable in the environment, sorted.
+  virtual std::vector<std::string> env_names() const = 0;
   virtual Identity identity() const = 0;
   // The path a logical path has on this host: the root prefix prepended. Only for handing a
   // file to something outside Sys (a child process that dlopens it).

@@ -1,0 +1,31 @@
+// `cudoctor tune`: every setting that changes speed or correctness, where each is set, what it
+// really does, and a verdict with its source. 0 when nothing needs changing, 1 when a setting
+// costs speed or is not what it looks like, 2 when the root cannot be used.
+#include "cudoctor/cli/commands.hpp"
+#include "cudoctor/cli/gather.hpp"
+#include "cudoctor/cli/output.hpp"
+#include "cudoctor/kb/kb.hpp"
+#include "cudoctor/render/render.hpp"
+#include "cudoctor/report/report.hpp"
+#include "cudoctor/rules/catalog.hpp"
+
+namespace cudoctor::cli {
+
+int run_tune(const Options& all) {
+  const auto& o = all.common;
+  auto snap = gather_snapshot(o, CUDOCTOR_VERSION);
+  if (!snap) return 2;
+  const auto rep = report::build(std::move(*snap), kb::builtin(), report::Tuning::all);
+  render::Options ropts;
+  ropts.tool_version = CUDOCTOR_VERSION;
+  ropts.verbose = o.verbose;
+  const auto format = o.effective_format();
+  ropts.color = format == "text" && use_color(o);
+  std::string out = format == "json" ? render::tune_json(rep) : render::tune_text(rep, ropts);
+  if (o.redact) out = render::redact(out, rep);
+  bool change = false;
+  for (const auto& f : rep.findings) change = change || (rules::is_tuning(f.id) && f.severity >= rules::Severity::warn);
+  return emit(out, change ? 1 : 0);
+}
+
+}  // namespace cudoctor::cli
