@@ -27,6 +27,9 @@ echo "== cudoctor: $bin ($("$bin" --version))"
 "$bin" -v --color never; echo "exit code: $?"
 "$bin" --json > "$out/report.json"; echo "$?" > "$out/exit_code"
 "$bin" --format markdown > "$out/report.md"
+# check --deep (issue 15): each framework asked in its own interpreter; its view must agree with the static one.
+"$bin" check --deep --json --timeout 120 > "$out/deep.json"; echo "$?" > "$out/deep_exit_code"
+"$bin" tune --json > "$out/tune.json"
 nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,memory.total,compute_cap,pcie.link.gen.max,pcie.link.width.max,persistence_mode \
   --format=csv,noheader,nounits > "$out/nvidia-smi.csv" 2>&1
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
@@ -172,6 +175,33 @@ try:
                 rows.append((f'L5 GEMM {g["dtype"]}: cudoctor vs torch', f'{g["tflops"]:.1f} TFLOP/s', f'{tb[g["dtype"]]:.1f} TFLOP/s', "INFO"))
 except Exception as e:
     rows.append(("torch", "-", f"not checked: {e}", "SKIP"))
+# check --deep: torch, JAX and CuPy, each imported in its interpreter, must see the GPUs, compute
+# right and map the CUDA libraries the static prediction names (deep-agrees).
+try:
+    deep = json.load(open(f"{out}/deep.json"))
+    for e in deep.get("pythons", []):
+        for f in e["frameworks"]:
+            d = f.get("deep")
+            if not d or f["name"] not in ("torch", "jax", "cupy"):
+                continue
+            who = f'{f["name"]} {f["version"]} ({e["interpreter"] or e["prefix"]})'
+            check(f"deep {who} imported", d["status"] if d["imported"] else d["error"] or d["status"], "ok",
+                  d["status"] == "ok" and d["imported"])
+            check(f"deep {who} sees the GPUs", d["device_count"], len(smi))
+            check(f"deep {who} matmul", d["matmul"] or "not run", "ok")
+            ids = [x["id"] for x in deep["findings"] if x["id"].startswith("deep-") and (e["interpreter"] or e["prefix"]) in x["title"]]
+            agrees = [x for x in deep["findings"] if x["id"] == "deep-agrees" and (e["interpreter"] or e["prefix"]) in x["title"]]
+            check(f"deep {who} agrees with the static view", "deep-agrees" if agrees else ", ".join(ids) or "no finding",
+                  "deep-agrees", bool(agrees))
+            rows.append((f"deep {who} mapped", f'{len(d["mapped"])} objects in {d["seconds"]:.1f} s',
+                         " ".join(os.path.basename(l["mapped"]) for l in d["libraries"] if l["mapped"]) or "-", "INFO"))
+except Exception as e:
+    rows.append(("check --deep", "-", f"not checked: {e}", "SKIP"))
+try:
+    tune = json.load(open(f"{out}/tune.json"))
+    rows.append(("tune", f'{len(tune["settings"]["settings"])} settings', ", ".join(sorted({x["id"] for x in tune["findings"]})) or "none", "INFO"))
+except Exception as e:
+    rows.append(("tune", "-", f"not checked: {e}", "SKIP"))
 times = []
 for _ in range(5):
     t0 = time.perf_counter(); subprocess.run([bin, "--json"], capture_output=True); times.append(time.perf_counter() - t0)

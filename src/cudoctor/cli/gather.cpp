@@ -28,7 +28,17 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
       return std::nullopt;
     }
   }
+  if (o.deep && !sys->is_live()) {
+    fmt::print(stderr,
+               "cudoctor: --deep runs the environments' interpreters: it runs on this machine, not under --root\n");
+    return std::nullopt;
+  }
+  if (o.deep && o.no_runtime) {
+    fmt::print(stderr, "cudoctor: --deep loads the frameworks' CUDA libraries, which --no-runtime forbids\n");
+    return std::nullopt;
+  }
   probe::Options popts;
+  popts.deep = o.deep;
   // A tree's libnvidia-ml, libcuda and libcudart are the tree's code: loaded only when asked.
   popts.child_probes = !o.no_runtime && (sys->is_live() || o.runtime);
   if (o.no_runtime)

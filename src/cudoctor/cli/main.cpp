@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
     const auto* chosen = &commands().front();
     for (const auto& c : commands())
       if (app.got_subcommand(std::string(c.name))) chosen = &c;
+    if (o.common.deep && chosen->name != "check") {
+      std::fputs("cudoctor: --deep belongs to check\n", stderr);
+      return 2;
+    }
     return chosen->run(o);
   } catch (const std::exception& e) {
     std::fflush(stdout);

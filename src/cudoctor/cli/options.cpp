@@ -40,6 +40,9 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                  "Seconds the computation check (copies and GEMMs on every GPU at once) may take (default 30)")
       ->check(seconds)
       ->type_name("SEC");
+  app.add_flag("--deep", o.deep,
+               "check: import each GPU framework in its own interpreter (a child process, --timeout) and compare "
+               "what it sees and maps with the static prediction");
   app.add_flag("--redact", o.redact, "Replace host name, user name and home paths");
   app.add_option("--color", o.color, "Colour the text report")->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("--python", o.pythons, "Also inspect the environment of this interpreter (repeatable)")

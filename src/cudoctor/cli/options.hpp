@@ -23,6 +23,7 @@ struct CommonOptions {
   std::string color = "auto";        // auto | always | never
   std::string kb_dir;                // --kb DIR: knowledge-base files that replace the built-in ones
   std::vector<std::string> pythons;  // --python: interpreters to inspect as well
+  bool deep = false;                 // check --deep: run each environment's interpreter and ask its frameworks
 
   std::string effective_format() const { return json ? "json" : format; }
 };

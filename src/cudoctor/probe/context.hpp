@@ -18,6 +18,7 @@ struct Options {
   bool child_probes = true;                          // NVML and the runtime probes in a child
   std::string child_probes_off_reason;               // why not, said in the report ("--no-runtime")
   std::vector<std::string> pythons;                  // --python: interpreters to inspect too
+  bool deep = false;                                 // check --deep: ask each framework in its interpreter
 };
 
 class Context {

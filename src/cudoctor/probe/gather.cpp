@@ -1,3 +1,4 @@
+#include "cudoctor/probe/deep.hpp"
 #include "cudoctor/probe/probes.hpp"
 
 namespace cudoctor::probe {
@@ -29,6 +30,7 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
   snap.python = probe_python(ctx, options.pythons);
   snap.settings = probe_settings(ctx, snap.python);
   probe_runtime(ctx, snap);  // NVML (L1) with the L4 and L5 children: they run at once
+  if (options.deep) probe_deep(ctx, snap.python);
 
   // NVML's GPUs joined to the PCI functions by bus id; one sysfs does not show is kept.
   for (const auto& g : snap.driver.nvml.gpus) {

@@ -56,6 +56,12 @@ constexpr CauseRow k_causes[] = {
     {"framework-symbol-version-missing", "framework-library-shadowed-by-newer", "the shadowing copy lacks the version"},
     {"framework-two-cuda-runtimes", "framework-library-shadowed", "the shadowing copy brings another runtime"},
     {"framework-two-cuda-runtimes", "framework-library-shadowed-by-newer", "the shadowing copy brings another runtime"},
+    // check --deep: a framework that sees no GPU, or computes wrong, for a reason found below it.
+    {"deep-gpu-not-seen", "L3", "the framework's static findings say why"},
+    {"deep-gpu-not-seen", "L2", "the framework needs a toolkit runtime the driver runs"},
+    {"deep-gpu-not-seen", "L1", "a framework sees no GPU without a working driver"},
+    {"deep-matmul-failed", "L1", "a computation needs a working driver"},
+    {"deep-import-failed", "L3", "the framework's static findings say why"},
     // Above the break: CUDA cannot start without a driver and a GPU.
     {"L1", "L0", "WSL1 has no GPU at all"},
     {"L4", "L0", "WSL1 has no GPU at all"},

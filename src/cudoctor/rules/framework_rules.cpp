@@ -28,7 +28,10 @@ std::string module_of(const std::string& name) {
   return name == "jax" ? "jaxlib" : name;
 }
 
-// Every finding about one framework in one environment, in causal order.
+void static_rules(const FrameworkView& v, std::vector<Finding>& out);
+
+// Every finding about one framework in one environment, in causal order: the static view, then
+// what the framework said itself (check --deep).
 void one_framework(const view::Machine& m, const kb::KnowledgeBase& kb, const PythonEnv& env, const Framework& f,
                    std::vector<Finding>& out) {
   const FrameworkView v{m,
@@ -42,6 +45,13 @@ void one_framework(const view::Machine& m, const kb::KnowledgeBase& kb, const Py
                                                       : f.cuda,
                                      f.hip.empty() ? "" : ", ROCm " + f.hip),
                          "location: " + f.location}};
+  static_rules(v, out);
+  l3::deep_rule(v, out);
+}
+
+// The static view of one framework: its build, libraries and kernels against this machine.
+void static_rules(const FrameworkView& v, std::vector<Finding>& out) {
+  const auto& f = v.f;
   if (l3::rocm_build_rule(v, out) || l3::cpu_only_rule(v, out)) return;
   bool broken = l3::jax_components_rule(v, out);
   broken = l3::missing_libraries_rule(v, out) || broken;

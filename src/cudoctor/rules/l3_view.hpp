@@ -55,6 +55,10 @@ void two_runtimes_rule(const FrameworkView& v, std::vector<Finding>& out);
 // framework-no-kernels-for-gpu, framework-ptx-jit-unavailable, framework-cuda-beyond-gpu-branch,
 // framework-cuda-too-new-for-driver (l3_build.cpp). Returns whether the build cannot run.
 bool build_rules(const FrameworkView& v, std::vector<Finding>& out);
+// check --deep (l3_deep.cpp): deep-import-failed, deep-gpu-not-seen, deep-matmul-failed,
+// deep-library-differs, deep-library-extra, then deep-framework-view or deep-agrees; deep-not-run
+// for a framework that could not be asked.
+void deep_rule(const FrameworkView& v, std::vector<Finding>& out);
 // framework-library-older: an nvidia-* wheel older than the framework pins (l3_build.cpp).
 void pins_rule(const FrameworkView& v, std::vector<Finding>& out);
 

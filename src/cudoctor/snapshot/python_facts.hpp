@@ -28,6 +28,43 @@ struct PackageVersion {
   bool operator==(const PackageVersion&) const = default;
 };
 
+// A CUDA library of the static prediction beside the file the framework's process mapped.
+struct DeepLibrary {
+  std::string soname;          // "libcudart.so.12"
+  std::string predicted;       // FrameworkLibrary::path, "" when the prediction found none
+  std::string predicted_real;  // that path with its links followed, "" when it has none
+  std::string mapped;          // the file of this library the process mapped, "" none
+  bool operator==(const DeepLibrary&) const = default;
+};
+
+// What a framework said about itself when its interpreter imported it (check --deep), in a
+// process of its own: how the process ended, what the framework answered, what it mapped.
+struct DeepView {
+  std::string status;  // "ok", "crashed", "timeout", "exited", "no_reply", "failed_to_start", "skipped"
+  int signal = 0;      // crashed: the signal
+  int exit_code = 0;   // exited: the code
+  double seconds = 0;
+  std::string message;    // why it was skipped, or what went wrong
+  std::string last_step;  // the step it was in when it did not finish: "import torch", "matmul"
+  std::string run_as;     // the user it ran as when not ourselves (root runs a user's tree as that user)
+  std::string stderr_tail;
+  bool imported = false;
+  std::string error;  // the exception the import or a query raised, "" none
+  std::string version;
+  std::string cuda;    // the CUDA it says it was built with, "" none
+  int available = -1;  // torch.cuda.is_available() and the like: 1, 0, -1 not asked
+  int device_count = -1;
+  std::vector<std::string> devices;    // device names
+  std::vector<std::string> arch_list;  // torch.cuda.get_arch_list()
+  std::string matmul;                  // "ok", "wrong", the error, "" not run
+  std::string ld_preload;              // LD_PRELOAD in the process
+  std::vector<std::string> preloaded;  // GPU frameworks already imported before it (sitecustomize, .pth)
+  std::vector<std::string> mapped;     // every shared object the process mapped (/proc/self/maps)
+  std::vector<DeepLibrary> libraries;  // the prediction's CUDA libraries beside what was mapped
+  std::vector<std::string> extra;      // CUDA libraries mapped that the prediction does not have
+  bool operator==(const DeepView&) const = default;
+};
+
 struct Framework {
   std::string name;     // torch, tensorflow, jax, cupy, onnxruntime
   std::string version;  // "2.5.1+cu124"
@@ -60,6 +97,7 @@ struct Framework {
   // jaxlib jax accepts (jax/version.py's _minimum_jaxlib_version), "" unknown.
   std::vector<PackageVersion> companions;
   std::string minimum_jaxlib;
+  std::optional<DeepView> deep;  // check --deep only
   bool operator==(const Framework&) const = default;
 };
 

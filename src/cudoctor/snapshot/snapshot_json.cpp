@@ -81,9 +81,13 @@ CUDOCTOR_JSON(ToolkitFacts, toolkits, cuda_link_target, cuda_link_resolved, path
               cuda_path, cuda_root, path, ld_library_path, ld_so_conf_dirs, global_settings, cudart_picks)
 CUDOCTOR_JSON(FrameworkLibrary, soname, path, rule, version, bundled)
 CUDOCTOR_JSON(PackageVersion, name, version, source)
+CUDOCTOR_JSON(DeepLibrary, soname, predicted, predicted_real, mapped)
+CUDOCTOR_JSON(DeepView, status, signal, exit_code, seconds, message, last_step, run_as, stderr_tail, imported, error,
+              version, cuda, available, device_count, devices, arch_list, matmul, ld_preload, preloaded, mapped,
+              libraries, extra)
 CUDOCTOR_JSON(Framework, name, version, cuda, hip, cudnn, location, source, gpu_library, cuda_unknown, libraries,
               missing, missing_versions, sm_archs, ptx_archs, requires_nvidia, error, installer, inherited, companions,
-              minimum_jaxlib, dlopened)
+              minimum_jaxlib, dlopened, deep)
 CUDOCTOR_JSON(PythonEnv, prefix, interpreter, version, kind, found_by, site_packages, frameworks, nvidia_packages,
               libcuda_users, system_site_packages, base_prefix, conda_meta)
 CUDOCTOR_JSON(EnvListCut, source, entries, inspected)
