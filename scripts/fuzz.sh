@@ -25,16 +25,23 @@ srcs_log=("$here/src/cudoctor/explain/log_reader.cpp" "$here/src/cudoctor/explai
           "$here/src/cudoctor/util/strings.cpp" "$here/src/cudoctor/util/version.cpp")
 clang++ "${common[@]}" -DCUDOCTOR_DATA_DIR="\"$here/data\"" "$here/tests/fuzz/fuzz_log.cpp" "${srcs_log[@]}" \
   -o "$out/fuzz_log" -lre2 -lpthread
+# The readers of settings (tune): start-up file lines and the allocator and workspace values.
+srcs_settings=("$here/src/cudoctor/probe/setting_lines.cpp" "$here/src/cudoctor/rules/tune_values.cpp"
+               "$here/src/cudoctor/kb/settings.cpp" "$here/src/cudoctor/util/strings.cpp")
+clang++ "${common[@]}" -DCUDOCTOR_DATA_DIR="\"$here/data\"" "$here/tests/fuzz/fuzz_settings.cpp" "${srcs_settings[@]}" \
+  -o "$out/fuzz_settings"
 
 # Seeds: the committed corpora (tests/fuzz/corpus/<target>/, replayed by ctest as
 # FuzzCorpus.<target>; add a crash's input there once it is fixed) and small real inputs of
 # this machine (libFuzzer mutates from them).
 seeds=$out/seeds
-rm -rf "$seeds" && mkdir -p "$seeds/elf" "$seeds/fatbin" "$seeds/cache" "$seeds/log"
+rm -rf "$seeds" && mkdir -p "$seeds/elf" "$seeds/fatbin" "$seeds/cache" "$seeds/log" "$seeds/settings"
 cp "$here"/tests/fuzz/corpus/elf/* "$seeds/elf/"
 cp "$here"/tests/fuzz/corpus/fatbin/* "$seeds/fatbin/"
 cp "$here"/tests/fuzz/corpus/ld_so_cache/* "$seeds/cache/"
 cp "$here"/tests/fuzz/corpus/log/* "$seeds/log/"
+cp "$here"/tests/fuzz/corpus/settings/* "$seeds/settings/"
+cp /etc/profile /etc/bash.bashrc "$seeds/settings/" 2>/dev/null || true
 for f in /usr/lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libm.so.6 /bin/true; do
   [[ -f $f ]] && cp -L "$f" "$seeds/elf/"
 done
@@ -48,7 +55,7 @@ fi
 cp /etc/ld.so.cache "$seeds/cache/" 2>/dev/null || true
 
 status=0
-for t in elf fatbin ld_so_cache log; do
+for t in elf fatbin ld_so_cache log settings; do
   dir=$seeds/${t/ld_so_cache/cache}
   echo "== fuzz_$t for ${secs}s"
   if ! "$out/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \

@@ -215,6 +215,42 @@ TEST(ScenarioTune, ServicesModprobeAndCondaActivationAreRead) {
             nlohmann::json({"conda env config vars set TF_FORCE_GPU_ALLOW_GROWTH=true -p /opt/conda/envs/ml"}));
 }
 
+// GPUs of two models chosen by index: CUDA's order is not nvidia-smi's unless told.
+TEST(ScenarioTune, MixedGpusChosenByIndexNeedPciBusOrder) {
+  FixtureRoot r;
+  add_ubuntu_2204(r);
+  add_pci(r, {.address = "0000:01:00.0", .device = 0x2204, .class_code = 0x030000, .driver = "nvidia"});  // RTX 3090
+  add_pci(r, {.address = "0000:02:00.0", .device = 0x2684, .class_code = 0x030000, .driver = "nvidia"});  // RTX 4090
+  const auto t = tune(r, {{"CUDA_VISIBLE_DEVICES", "1"}});
+  const auto f = t.one("tune-device-order", "CUDA_VISIBLE_DEVICES=1");
+  EXPECT_EQ(f["fix"]["commands"], nlohmann::json({"export CUDA_DEVICE_ORDER=PCI_BUS_ID"}));
+  EXPECT_TRUE(contains(joined_evidence(f), "at 0000:02:00.0")) << joined_evidence(f);
+  const auto ordered = tune(r, {{"CUDA_VISIBLE_DEVICES", "1"}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}});
+  EXPECT_TRUE(ordered.with("tune-device-order", "").empty());
+  const auto by_uuid = tune(r, {{"CUDA_VISIBLE_DEVICES", "GPU-8f1a2b3c"}});
+  EXPECT_TRUE(by_uuid.with("tune-device-order", "").empty());
+}
+
+// Start-up files that are no files: a FIFO, a file past the cap, a line of garbage and one of
+// unbalanced quotes. tune says what it could not read and judges the rest.
+TEST(ScenarioTune, HostileStartupFilesAreSaidNotReadNeverHang) {
+  FixtureRoot r;
+  add_debian_12(r);
+  r.fifo("/home/u/.bashrc");
+  r.file("/etc/environment", std::string(2 << 20, 'A'));
+  r.file("/home/u/.profile", std::string("export CUDA_LAUNCH_BLOCKING='1\n\x01\xff\xfe garbage\n") +
+                                 "export NCCL_P2P_DISABLE=1\n" + std::string(300000, 'x') + "\n");
+  const auto t = tune(r, {{"HOME", "/home/u"}});
+  EXPECT_EQ(t.run.exit_code, 1);
+  const auto unreadable = t.j["unreadable"].dump();
+  EXPECT_TRUE(contains(unreadable, "/home/u/.bashrc")) << unreadable;
+  EXPECT_TRUE(contains(unreadable, "/etc/environment")) << unreadable;
+  EXPECT_TRUE(t.with("tune-costs-speed", "CUDA_LAUNCH_BLOCKING").empty()) << "an unterminated quote sets nothing";
+  EXPECT_TRUE(contains(joined_evidence(t.one("tune-costs-speed", "NCCL_P2P_DISABLE=1")), "/home/u/.profile:3"));
+  const auto text = run_cudoctor({"tune", "--root", r.path().string(), "--color", "never"}, {{"HOME", "/home/u"}});
+  EXPECT_TRUE(contains(text.out, "! could not read /home/u/.bashrc")) << text.out;
+}
+
 // check shows only the tuning warnings, after the layers, and they never make a break.
 TEST(ScenarioTune, CheckShowsTuningWarningsUnderTheirOwnHeading) {
   FixtureRoot r;

@@ -71,6 +71,7 @@ std::string tune_json(const report::Report& r) {
                       {"tool_version", r.snapshot.tool_version},
                       {"root", r.snapshot.root},
                       {"settings", r.snapshot.settings},
+                      {"unreadable", r.snapshot.unreadable},
                       {"knowledge_base", {{"date", r.kb_date}}}};
   auto& findings = j["findings"] = nlohmann::json::array();
   for (const auto& f : r.findings)

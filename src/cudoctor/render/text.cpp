@@ -101,6 +101,8 @@ std::string tune_text(const report::Report& r, const Options& o) {
                                 s.settings.size() == 1 ? "" : "s", s.files_read.size(),
                                 s.files_read.size() == 1 ? "" : "s")) +
          "\n";
+  for (const auto& u : r.snapshot.unreadable)
+    out += paint("33", fmt::format("! could not read {}: {}", visible(u.path), visible(u.reason))) + "\n";
   auto all = o;
   all.verbose = true;  // what each setting does and where it is set is the point here
   tuning(out, r, all, paint);

@@ -349,6 +349,8 @@ inline constexpr CatalogEntry k_catalog[] = {
      "Set a value its reader accepts (the detail lists them), or remove the setting."},
     {"tune-alloc-conf-invalid", Layer::L5, Severity::warn, "PYTORCH_CUDA_ALLOC_CONF that PyTorch rejects",
      "Correct or remove the allocator options the detail names: PyTorch raises an error at the first CUDA allocation."},
+    {"tune-device-order", Layer::L5, Severity::warn, "GPUs of different models chosen by CUDA's index",
+     "export CUDA_DEVICE_ORDER=PCI_BUS_ID, so that CUDA numbers GPUs as nvidia-smi does, or name them by UUID."},
     {"tune-not-read", Layer::L5, Severity::warn, "A variable that nothing reads",
      "Remove it; the detail names what does what it was meant to do."},
     {"tune-not-read-likely", Layer::L5, Severity::info, "A variable that probably nothing reads"},

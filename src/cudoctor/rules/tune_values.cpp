@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <regex>
 
 #include "cudoctor/util/strings.hpp"
 
@@ -109,14 +108,27 @@ IntReading read_int(std::string_view value) {
 }
 
 Workspace read_workspace(std::string_view value) {
+  // Every match of ":([0-9]+):([0-9]+)", left to right, as PyTorch's std::regex search finds them
+  // (scanned by hand: libstdc++'s regex recurses, and a value can be a megabyte long).
   Workspace w;
-  static const std::regex pair(":([0-9]+):([0-9]+)");
-  const std::string text(value);
-  for (std::sregex_iterator it(text.begin(), text.end(), pair), end; it != end; ++it) {
-    const auto size = whole_uint((*it)[1].str()), count = whole_uint((*it)[2].str());
-    if (!size || !count) return {};
+  const auto digits = [&](std::size_t at) {
+    std::size_t end = at;
+    while (end < value.size() && value[end] >= '0' && value[end] <= '9') ++end;
+    return end;
+  };
+  for (std::size_t i = 0; i < value.size();) {
+    const auto a_end = value[i] == ':' ? digits(i + 1) : i;
+    const auto b_end = a_end > i + 1 && a_end < value.size() && value[a_end] == ':' ? digits(a_end + 1) : a_end;
+    if (b_end <= a_end + 1) {
+      ++i;
+      continue;
+    }
+    const auto size = whole_uint(value.substr(i + 1, a_end - i - 1));
+    const auto count = whole_uint(value.substr(a_end + 1, b_end - a_end - 1));
+    if (!size || !count || *size > (1ull << 30) || *count > (1ull << 20)) return {};
     w.pairs.emplace_back(*size, *count);
     w.bytes += *size * 1024 * *count;
+    i = b_end;
   }
   w.deterministic_ok = value == ":4096:8" || value == ":16:8";
   return w;
@@ -176,6 +188,7 @@ std::vector<AllocItem> read_alloc_conf(std::string_view value, const kb::Setting
 }
 
 std::string nearest_key(const std::string& key, const kb::Settings& settings) {
+  if (key.size() > 64) return "";  // no misspelling of a key is that long
   std::string best;
   std::size_t best_d = 4;
   for (const auto& k : settings.allocator_keys) {

@@ -27,7 +27,8 @@ struct ProgramRun {
   std::string err_tail;            // the last 4 KiB of stderr
 };
 
-// Runs every program at once under one deadline.
+// Runs every program at once under one deadline. Not while probe children run: what is left of
+// cudoctor's children afterwards (orphans of the programs) is killed.
 std::vector<ProgramRun> run_programs(const std::vector<Program>& programs, std::chrono::milliseconds timeout);
 
 }  // namespace cudoctor::runtime

@@ -160,6 +160,8 @@ std::vector<ProgramRun> run_programs(const std::vector<Program>& programs, std::
       if (*fd >= 0) ::close(*fd), *fd = -1;
     finish(r, !r.reaped);
   }
+  // What left the programs' process groups came back to us (a subreaper): killed too.
+  kill_orphans({});
   std::vector<ProgramRun> out;
   for (auto& r : rs) out.push_back(std::move(r.run));
   return out;
