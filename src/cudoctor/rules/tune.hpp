@@ -25,4 +25,8 @@ void undo(const view::Machine& m, const Group& g, const std::string& corrected, 
 // "CUDA_LAUNCH_BLOCKING=1: /home/a/.bashrc:12 (shell start-up file)", one per place.
 std::vector<std::string> where(const Group& g);
 
+// tune-persistence-off and tune-device-order (tune_machine.cpp).
+void persistence(const view::Machine& m, std::vector<Finding>& out);
+void device_order(const view::Machine& m, const std::vector<Group>& gs, std::vector<Finding>& out);
+
 }  // namespace cudoctor::rules::tune
