@@ -104,7 +104,7 @@ TEST(ScenarioTune, ArticleSettingsEachGetTheirVerdictSourceAndLine) {
   EXPECT_TRUE(contains(fp16["detail"], "cuBLAS has no such variable")) << fp16["detail"];
   EXPECT_TRUE(contains(fp16["detail"], "NVIDIA_TF32_OVERRIDE"));
   EXPECT_TRUE(contains(fp16["detail"], "https://"));
-  EXPECT_EQ(fp16["fix"]["commands"], nlohmann::json({"sed -i '2s/^/# /' /home/u/.bashrc"}));
+  EXPECT_EQ(fp16["fix"]["commands"], nlohmann::json({"sed --follow-symlinks -i '2s/^/# /' /home/u/.bashrc"}));
 
   const auto ws = t.one("tune-setting", "CUBLAS_WORKSPACE_CONFIG=:4096:8");
   EXPECT_TRUE(contains(ws["title"], "32 MiB of cuBLAS workspace")) << ws["title"];
@@ -128,8 +128,15 @@ TEST(ScenarioTune, ArticleSettingsEachGetTheirVerdictSourceAndLine) {
   EXPECT_TRUE(contains(ev, "i915.enable_rc6=0: /etc/default/grub:3 (boot loader configuration")) << ev;
   EXPECT_TRUE(contains(ev, "i915.enable_rc6=0: /proc/cmdline:1 (the running kernel's command line)")) << ev;
   EXPECT_TRUE(contains(rc6["detail"], "nothing to do with the NVIDIA GPU or its PCIe link"));
-  EXPECT_EQ(rc6["fix"]["commands"],
-            nlohmann::json({"sed -i '3s/[[:space:]]*i915\\.enable_rc6=0//' /etc/default/grub", "update-grub"}));
+  ASSERT_EQ(rc6["fix"]["commands"].size(), 2u) << rc6["fix"].dump();
+  EXPECT_EQ(rc6["fix"]["commands"][1], "update-grub");
+  // The printed edit, run on the fixture's file: the parameter goes, the line stays valid shell.
+  auto edit = rc6["fix"]["commands"][0].get<std::string>();
+  ASSERT_TRUE(edit.ends_with(" /etc/default/grub")) << edit;
+  run_sh(edit.substr(0, edit.size() - std::string("/etc/default/grub").size()) + r.host("/etc/default/grub").string());
+  const auto grub = shell_output("cat '" + r.host("/etc/default/grub").string() + "'");
+  EXPECT_TRUE(contains(grub, "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash\"\n")) << grub;
+  EXPECT_TRUE(bash_parses(grub));
 
   // What the files it read were, and nothing else was judged.
   EXPECT_TRUE(contains(t.j["settings"]["files_read"].dump(), "/home/u/.bashrc"));
@@ -173,6 +180,8 @@ TEST(ScenarioTune, ServicesModprobeAndCondaActivationAreRead) {
   r.file(
       "/etc/systemd/system/trainer.service",
       "[Service]\nEnvironment=CUDA_LAUNCH_BLOCKING=1 \"NCCL_IB_DISABLE=1\"\nExecStartPre=/usr/bin/nvidia-smi -pm 1\n");
+  r.file("/etc/systemd/system/nccl.service", "[Service]\nExecStart=/bin/true\n");
+  r.file("/etc/systemd/system/nccl.service.d/shm.conf", "Environment=NCCL_SHM_DISABLE=1\n");
   r.file("/etc/modprobe.d/nvidia-gsp.conf", "options nvidia NVreg_EnableGpuFirmware=1\n");
   r.file("/proc/driver/nvidia/params", "ResmanDebugLevel: 4294967295\nEnableGpuFirmware: 18\n");
   r.file("/sys/module/nvidia/initstate", "live\n");
@@ -192,7 +201,17 @@ TEST(ScenarioTune, ServicesModprobeAndCondaActivationAreRead) {
 
   const auto blocking = t.one("tune-costs-speed", "CUDA_LAUNCH_BLOCKING=1");
   EXPECT_TRUE(contains(joined_evidence(blocking), "/etc/systemd/system/trainer.service:2 (systemd unit)"));
-  EXPECT_TRUE(contains(blocking["fix"]["commands"].dump(), "systemctl daemon-reload"));
+  // Its line sets two variables: changed by hand, and the check shows the line.
+  EXPECT_TRUE(blocking["fix"]["commands"].empty()) << blocking["fix"].dump();
+  EXPECT_TRUE(contains(blocking["fix"]["text"],
+                       "by hand where the line does more than set it: "
+                       "/etc/systemd/system/trainer.service line 2"));
+  EXPECT_EQ(blocking["fix"]["checks"], nlohmann::json({"sed -n 2p /etc/systemd/system/trainer.service"}));
+  const auto shm = t.one("tune-costs-speed", "NCCL_SHM_DISABLE=1");
+  EXPECT_EQ(shm["fix"]["commands"],
+            nlohmann::json({"sed --follow-symlinks -i '1s/^/# /' /etc/systemd/system/nccl.service.d/"
+                            "shm.conf",
+                            "systemctl daemon-reload"}));
   EXPECT_TRUE(t.one("tune-costs-speed", "NCCL_IB_DISABLE=1")["detail"].get<std::string>().find("TCP sockets") !=
               std::string::npos);
 

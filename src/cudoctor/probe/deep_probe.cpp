@@ -36,32 +36,42 @@ bool same_library(const std::string& mapped, const std::string& soname) {
 
 struct Owner {
   int uid = -1, gid = -1;
-  std::string name;
+  std::string name, home;
+  std::string refused;  // why it must not run at all, "" when it may
 };
 
-// From root, the owner of the environment's code (its prefix or site-packages) when that is
-// another user: their code runs as them, never as root.
+// From root, whose code an environment is: the owners of its interpreter (links followed),
+// prefix and site-packages. Another user's code runs as that user, never as root; code that
+// two users own, or that others than its owner may write, does not run.
 Owner owner_of(Context& ctx, const snapshot::PythonEnv& env) {
   Owner o;
   if (ctx.sys().identity().uid != 0) return o;
-  std::vector<std::string> dirs = {env.prefix};
-  dirs.insert(dirs.end(), env.site_packages.begin(), env.site_packages.end());
-  for (const auto& d : dirs) {
-    const auto st = ctx.sys().stat(d);
-    if (st.type != sys::FileType::missing && st.uid != 0) {
-      o.uid = static_cast<int>(st.uid);
-      o.gid = static_cast<int>(st.gid);
-      break;
+  std::vector<std::string> paths = {env.interpreter, env.prefix};
+  paths.insert(paths.end(), env.site_packages.begin(), env.site_packages.end());
+  for (const auto& p : paths) {
+    const auto st = ctx.sys().stat(p);
+    if (st.type == sys::FileType::missing) continue;
+    if (st.type == sys::FileType::directory && (st.mode & 0022) != 0 && (st.mode & 01000) == 0) {
+      o.refused = p + " may be written by users other than its owner";
+      return o;
     }
+    if (st.uid == 0) continue;
+    if (o.uid >= 0 && o.uid != static_cast<int>(st.uid)) {
+      o.refused = "its files belong to more than one user";
+      return o;
+    }
+    o.uid = static_cast<int>(st.uid);
+    o.gid = static_cast<int>(st.gid);
   }
   if (o.uid < 0) return o;
   o.name = fmt::format("uid {}", o.uid);
   if (const auto passwd = ctx.read_quiet("/etc/passwd", 4 << 20))
     for (const auto line : util::lines(*passwd)) {
       const auto f = util::split(line, ':');
-      if (f.size() >= 4 && f[2] == std::to_string(o.uid)) {
+      if (f.size() >= 6 && f[2] == std::to_string(o.uid)) {
         o.name = std::string(f[0]);
         if (const auto g = util::parse_uint(f[3])) o.gid = static_cast<int>(*g);
+        o.home = std::string(f[5]);
         break;
       }
     }
@@ -101,7 +111,7 @@ snapshot::DeepView parse(const runtime::ProgramRun& run) {
         if (e.is_string()) v.push_back(e.get<std::string>());
     return v;
   };
-  d.imported = j.value("imported", false);
+  d.imported = j.contains("imported") && j["imported"].is_boolean() && j["imported"].get<bool>();
   d.error = str("error");
   d.version = str("version");
   d.cuda = str("cuda");

@@ -9,7 +9,9 @@ namespace cudoctor::probe {
 
 const char* deep_script() {
   return R"PY(
-import sys, os, json
+import sys
+sys.path[:] = [p for p in sys.path if p not in ("", ".")]  # nothing from the working directory
+import os, json
 def step(name):
     sys.stdout.write("\n@@cudoctor-step@@ " + name + "\n"); sys.stdout.flush()
 name = sys.argv[1]

@@ -95,21 +95,49 @@ bool shell_words(std::string_view line, std::vector<std::string>& words) {
 std::vector<Assignment> shell_assignments(std::string_view line) {
   std::vector<Assignment> out;
   for (const auto& cmd : commands(line)) {
-    if (cmd.empty()) continue;
     std::size_t i = 0;
-    const bool exported = cmd[0] == "export" || cmd[0] == "declare" || cmd[0] == "typeset";
-    if (exported) {
-      i = 1;
-      while (i < cmd.size() && cmd[i].starts_with("-")) ++i;
+    // if …; then export A=1; fi — the words that open a block come before the command.
+    while (i < cmd.size() && (cmd[i] == "then" || cmd[i] == "else" || cmd[i] == "do" || cmd[i] == "{" || cmd[i] == "("))
+      ++i;
+    if (i >= cmd.size()) continue;
+    const bool exported =
+        cmd[i] == "export" || ((cmd[i] == "declare" || cmd[i] == "typeset") && i + 1 < cmd.size() &&
+                               cmd[i + 1].starts_with("-") && cmd[i + 1].find('x') != std::string::npos);
+    if (!exported) continue;
+    for (++i; i < cmd.size() && cmd[i].starts_with("-"); ++i) {
     }
-    std::vector<Assignment> here;
     Assignment a;
-    for (; i < cmd.size() && split_assignment(cmd[i], a); ++i) here.push_back(a);
-    // A=1 prog: the assignment is prog's alone.
-    if (!exported && i < cmd.size()) continue;
-    out.insert(out.end(), here.begin(), here.end());
+    for (; i < cmd.size(); ++i)
+      if (split_assignment(cmd[i], a)) out.push_back(a);
   }
   return out;
+}
+
+bool sets_one_thing(std::string_view line) {
+  const auto cmds = commands(line);
+  std::size_t nonempty = 0;
+  for (const auto& c : cmds) nonempty += !c.empty();
+  if (nonempty != 1) return false;
+  const auto& cmd = *std::find_if(cmds.begin(), cmds.end(), [](const auto& c) { return !c.empty(); });
+  if (cmd[0] == "options") return cmd.size() == 3;
+  if (cmd[0].starts_with("Environment") || cmd[0].starts_with("DefaultEnvironment"))
+    return systemd_environment(line).size() == 1;
+  if (cmd[0] == "export") return cmd.size() == 2 && cmd[1].find('=') != std::string::npos;
+  if (cmd[0] == "set" || cmd[0] == "setenv") return fish_or_csh_assignments(line).size() == 1;
+  return cmd.size() == 1 && cmd[0].find('=') != std::string::npos;
+}
+
+std::string written_word(std::string_view line, const std::string& name) {
+  std::string text = grub_cmdline(line);
+  if (text.empty()) text = std::string(line);
+  const auto dot = name.find('.');
+  for (const auto word : util::split_ws(text)) {
+    std::string key(word.substr(0, word.find('=')));
+    std::replace(key.begin(), key.end(), '-', '_');
+    // "module.param" on a command line; "param" on an options line of that module.
+    if (key == name || (dot != std::string::npos && key == name.substr(dot + 1))) return std::string(word);
+  }
+  return "";
 }
 
 std::vector<Assignment> fish_or_csh_assignments(std::string_view line) {
@@ -145,19 +173,39 @@ std::vector<Assignment> plain_assignments(std::string_view line) {
 
 std::vector<Assignment> systemd_environment(std::string_view line) {
   line = util::trim(line);
-  std::string_view rest;
-  if (line.starts_with("Environment="))
-    rest = line.substr(12);
-  else if (line.starts_with("DefaultEnvironment="))
-    rest = line.substr(19);
-  else
-    return {};
-  std::vector<std::string> words;
+  const auto eq = line.find('=');
+  if (eq == std::string_view::npos) return {};
+  const auto key = util::trim(line.substr(0, eq));
+  if (key != "Environment" && key != "DefaultEnvironment") return {};
+  // systemd.exec(5): space-separated assignments, each optionally in "…" or '…'; no ; or #.
   std::vector<Assignment> out;
-  if (!shell_words(rest, words)) return out;
+  const auto rest = util::trim(line.substr(eq + 1));
+  std::string cur;
+  char quote = 0;
   Assignment a;
-  for (const auto& w : words)
-    if (split_assignment(w, a)) out.push_back(a);
+  const auto flush = [&] {
+    if (split_assignment(cur, a)) out.push_back(a);
+    cur.clear();
+  };
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    const char c = rest[i];
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else if (c == '\\' && i + 1 < rest.size())
+        cur.push_back(rest[++i]);
+      else
+        cur.push_back(c);
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == ' ' || c == '\t') {
+      flush();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (quote) return {};
+  flush();
   return out;
 }
 
@@ -197,9 +245,22 @@ std::vector<Assignment> cmdline_params(std::string_view cmdline) {
 }
 
 std::string grub_cmdline(std::string_view line) {
-  for (const auto& a : plain_assignments(line))
-    if (a.name == "GRUB_CMDLINE_LINUX" || a.name == "GRUB_CMDLINE_LINUX_DEFAULT") return a.value;
+  // /etc/default/grub is sourced by a shell: read as one (quotes, a trailing comment).
+  std::vector<std::string> words;
+  if (!shell_words(line, words)) return "";
+  Assignment a;
+  for (const auto& w : words)
+    if (split_assignment(w, a) && (a.name == "GRUB_CMDLINE_LINUX" || a.name == "GRUB_CMDLINE_LINUX_DEFAULT"))
+      return a.value;
   return "";
+}
+
+std::vector<Assignment> nccl_conf_assignments(std::string_view line) {
+  line = util::trim(line);
+  if (line.empty() || line[0] == '#') return {};
+  const auto eq = line.find('=');
+  if (eq == std::string_view::npos || !is_name(util::trim(line.substr(0, eq)))) return {};
+  return {{std::string(util::trim(line.substr(0, eq))), std::string(util::trim(line.substr(eq + 1)))}};
 }
 
 std::vector<Assignment> nvidia_smi_settings(std::string_view line) {
@@ -221,6 +282,8 @@ std::vector<Assignment> nvidia_smi_settings(std::string_view line) {
     // The program may come after sudo, env, a cron schedule and user, …: the first word that names it.
     while (i < cmd.size() && cmd[i] != "nvidia-smi" && !cmd[i].ends_with("/nvidia-smi")) ++i;
     if (i >= cmd.size()) continue;
+    // `nvidia-smi dmon -c 2`: a subcommand, whose options set nothing.
+    if (i + 1 < cmd.size() && !cmd[i + 1].starts_with("-")) continue;
     for (++i; i < cmd.size(); ++i) {
       std::string opt = cmd[i], value;
       const auto eq = opt.find('=');

@@ -12,7 +12,11 @@ TEST(SettingLines, ShellAssignmentsAsBashReadsThem) {
   EXPECT_EQ(shell_assignments("  export A=1 B='two words' C=\"x y\" # note"),
             (A{{"A", "1"}, {"B", "two words"}, {"C", "x y"}}));
   EXPECT_EQ(shell_assignments("declare -x NCCL_DEBUG=INFO"), (A{{"NCCL_DEBUG", "INFO"}}));
-  EXPECT_EQ(shell_assignments("OMP_NUM_THREADS=4"), (A{{"OMP_NUM_THREADS", "4"}}));
+  EXPECT_TRUE(shell_assignments("OMP_NUM_THREADS=4").empty()) << "not exported: no program sees it";
+  EXPECT_EQ(shell_assignments("if [ -d /opt/cuda ]; then export CUDA_CACHE_DISABLE=1; fi"),
+            (A{{"CUDA_CACHE_DISABLE", "1"}}));
+  EXPECT_EQ(shell_assignments("typeset -x NCCL_DEBUG=WARN"), (A{{"NCCL_DEBUG", "WARN"}}));
+  EXPECT_TRUE(shell_assignments("declare -i N=3").empty()) << "declare without -x exports nothing";
   // An assignment before a command is that command's alone.
   EXPECT_TRUE(shell_assignments("CUDA_VISIBLE_DEVICES=0 python train.py").empty());
   EXPECT_EQ(shell_assignments("export A=1; export B=2 && echo hi"), (A{{"A", "1"}, {"B", "2"}}));
@@ -37,6 +41,8 @@ TEST(SettingLines, EnvironmentFilesAndSystemdUnits) {
             (A{{"CUDA_LAUNCH_BLOCKING", "1"}, {"NCCL_SOCKET_IFNAME", "eth0 eth1"}}));
   EXPECT_EQ(systemd_environment("DefaultEnvironment=OMP_NUM_THREADS=1"), (A{{"OMP_NUM_THREADS", "1"}}));
   EXPECT_TRUE(systemd_environment("ExecStart=/bin/true").empty());
+  EXPECT_EQ(systemd_environment("Environment = NCCL_ALGO=Ring;Tree"), (A{{"NCCL_ALGO", "Ring;Tree"}}))
+      << "spaces around = and a ; inside the value";
 }
 
 TEST(SettingLines, KernelParameters) {
@@ -50,6 +56,12 @@ TEST(SettingLines, KernelParameters) {
   EXPECT_EQ(grub_cmdline("GRUB_CMDLINE_LINUX_DEFAULT=\"quiet splash i915.enable_rc6=0\""),
             "quiet splash i915.enable_rc6=0");
   EXPECT_EQ(grub_cmdline("GRUB_TIMEOUT=5"), "");
+  EXPECT_EQ(grub_cmdline("GRUB_CMDLINE_LINUX=\"nvidia-drm.modeset=1 i915.enable_rc6=0\" # set by hand"),
+            "nvidia-drm.modeset=1 i915.enable_rc6=0");
+  EXPECT_EQ(written_word("GRUB_CMDLINE_LINUX=\"nvidia-drm.modeset=1 quiet\"", "nvidia_drm.modeset"),
+            "nvidia-drm.modeset=1");
+  EXPECT_EQ(written_word("options nvidia NVreg_EnableGpuFirmware=0 NVreg_X=1", "nvidia.NVreg_EnableGpuFirmware"),
+            "NVreg_EnableGpuFirmware=0");
 }
 
 TEST(SettingLines, NvidiaSmiCommands) {
@@ -60,6 +72,22 @@ TEST(SettingLines, NvidiaSmiCommands) {
             (A{{"nvidia-smi -lgc", "1400,1400"}, {"nvidia-smi -rac", ""}}));
   EXPECT_TRUE(nvidia_smi_settings("ExecStart=/usr/bin/nvidia-persistenced --user nvpd").empty());
   EXPECT_TRUE(nvidia_smi_settings("nvidia-smi -q").empty());
+  EXPECT_TRUE(nvidia_smi_settings("*/5 * * * * root nvidia-smi dmon -s u -c 2 >> /var/log/gpu").empty())
+      << "a subcommand's -c is no compute mode";
+}
+
+TEST(SettingLines, WhetherALineSetsOneThing) {
+  EXPECT_TRUE(sets_one_thing("export CUDA_LAUNCH_BLOCKING=1"));
+  EXPECT_TRUE(sets_one_thing("export CUDA_LAUNCH_BLOCKING=1  # debugging"));
+  EXPECT_FALSE(sets_one_thing("export CUDA_LAUNCH_BLOCKING=1 NCCL_DEBUG=INFO"));
+  EXPECT_FALSE(sets_one_thing("export CUDA_LAUNCH_BLOCKING=1; conda activate ml"));
+  EXPECT_FALSE(sets_one_thing("if true; then export A=1; fi"));
+  EXPECT_TRUE(sets_one_thing("options nvidia NVreg_EnableGpuFirmware=0"));
+  EXPECT_FALSE(sets_one_thing("options i915 enable_rc6=0 enable_fbc=1"));
+  EXPECT_TRUE(sets_one_thing("Environment=CUDA_LAUNCH_BLOCKING=1"));
+  EXPECT_FALSE(sets_one_thing("Environment=CUDA_LAUNCH_BLOCKING=1 NCCL_IB_DISABLE=1"));
+  EXPECT_TRUE(sets_one_thing("set -gx TF_FORCE_GPU_ALLOW_GROWTH true"));
+  EXPECT_TRUE(sets_one_thing("NCCL_IB_DISABLE=1"));
 }
 
 }  // namespace

@@ -47,11 +47,35 @@ bool relevant_module(std::string_view name) {
   return module.starts_with("nvidia") || module == "i915" || module == "xe" || module == "nouveau";
 }
 
-enum class Syntax { shell, fish_csh, plain, systemd, modprobe, grub, cmdline, commands };
+enum class Syntax { shell, fish_csh, plain, nccl, systemd, modprobe, grub, cmdline, commands };
+
+const char* syntax_name(Syntax s, const std::string& path) {
+  switch (s) {
+    case Syntax::shell:
+      return "sh";
+    case Syntax::fish_csh:
+      return path.ends_with(".fish") ? "fish" : "csh";
+    case Syntax::plain:
+      return "environment";
+    case Syntax::nccl:
+      return "nccl";
+    case Syntax::systemd:
+      return "systemd";
+    case Syntax::modprobe:
+      return "modprobe";
+    case Syntax::grub:
+      return "grub";
+    case Syntax::cmdline:
+      return "cmdline";
+    case Syntax::commands:
+      return "commands";
+  }
+  return "";
+}
 
 class Reader {
  public:
-  Reader(Context& ctx, snapshot::SettingsFacts& facts) : m_ctx(ctx), m_facts(facts) {}
+  Reader(Context& ctx, snapshot::SettingsFacts& facts) : m_ctx(ctx), m_facts(facts), m_uid(ctx.sys().identity().uid) {}
 
   void file(const std::string& path, Syntax syntax, const std::string& scope) {
     if (!m_seen.insert(path).second) return;
@@ -75,56 +99,70 @@ class Reader {
       if (n.size() > suffix.size() && n.ends_with(suffix)) file(sys::join(dir, n), syntax, scope);
   }
 
+  // One setting; where and how its line is written (syntax "" and line 0 for the environment).
   void add(std::string name, std::string value, std::string kind, const std::string& source, int line,
-           const std::string& scope) {
-    m_facts.settings.push_back({std::move(name), std::move(value), std::move(kind), source, line, scope});
+           const std::string& scope, std::string syntax = "", bool alone = false, std::string written = "") {
+    const bool owned = source != "environment" && m_ctx.sys().stat(source).uid == m_uid;
+    m_facts.settings.push_back({std::move(name), std::move(value), std::move(kind), source, line, scope, owned,
+                                std::move(syntax), alone, std::move(written)});
   }
 
  private:
-  void variables(const std::string& path, int n, const std::vector<lines::Assignment>& as, const std::string& scope) {
+  void variables(const std::string& path, int n, std::string_view line, const std::vector<lines::Assignment>& as,
+                 const std::string& scope, Syntax syntax) {
     for (const auto& a : as)
-      if (relevant_variable(a.name)) add(a.name, a.value, "env", path, n, scope);
+      if (relevant_variable(a.name))
+        add(a.name, a.value, "env", path, n, scope, syntax_name(syntax, path), lines::sets_one_thing(line));
   }
-  void modules(const std::string& path, int n, const std::vector<lines::Assignment>& as, const std::string& scope) {
+  void modules(const std::string& path, int n, std::string_view line, const std::vector<lines::Assignment>& as,
+               const std::string& scope, Syntax syntax) {
     for (const auto& a : as)
-      if (relevant_module(a.name)) add(a.name, a.value, "module", path, n, scope);
+      if (relevant_module(a.name))
+        add(a.name, a.value, "module", path, n, scope, syntax_name(syntax, path),
+            syntax == Syntax::modprobe && lines::sets_one_thing(line), lines::written_word(line, a.name));
   }
 
   void lines(const std::string& path, int n, std::string_view line, Syntax syntax, const std::string& scope) {
     switch (syntax) {
       case Syntax::shell:
-        variables(path, n, lines::shell_assignments(line), scope);
+        variables(path, n, line, lines::shell_assignments(line), scope, syntax);
         break;
       case Syntax::fish_csh:
-        variables(path, n, lines::fish_or_csh_assignments(line), scope);
+        variables(path, n, line, lines::fish_or_csh_assignments(line), scope, syntax);
         break;
       case Syntax::plain:
-        variables(path, n, lines::plain_assignments(line), scope);
-        break;
+        variables(path, n, line, lines::plain_assignments(line), scope, syntax);
+        return;
+      case Syntax::nccl:
+        variables(path, n, line, lines::nccl_conf_assignments(line), scope, syntax);
+        return;
       case Syntax::systemd:
-        variables(path, n, lines::systemd_environment(line), scope);
+        variables(path, n, line, lines::systemd_environment(line), scope, syntax);
         break;
       case Syntax::modprobe:
-        modules(path, n, lines::modprobe_options(line), scope);
+        modules(path, n, line, lines::modprobe_options(line), scope, syntax);
         return;
       case Syntax::grub:
-        modules(path, n, lines::cmdline_params(lines::grub_cmdline(line)), scope);
+        modules(path, n, line, lines::cmdline_params(lines::grub_cmdline(line)), scope, syntax);
         return;
       case Syntax::cmdline:
-        modules(path, n, lines::cmdline_params(line), scope);
+        modules(path, n, line, lines::cmdline_params(line), scope, syntax);
         return;
       case Syntax::commands:
         break;
     }
     // Any file that runs commands at start-up may run nvidia-smi.
-    if (syntax == Syntax::plain) return;
-    for (const auto& a : lines::nvidia_smi_settings(line))
-      add(a.name, a.value, "nvidia-smi", path, n, syntax == Syntax::systemd ? "service" : scope);
+    const auto smi = lines::nvidia_smi_settings(line);
+    for (const auto& a : smi)
+      add(a.name, a.value, "nvidia-smi", path, n, syntax == Syntax::systemd ? "service" : scope,
+          syntax_name(syntax, path),
+          syntax == Syntax::systemd && smi.size() == 1 && util::trim(line).starts_with("Exec"));
   }
 
   Context& m_ctx;
   snapshot::SettingsFacts& m_facts;
   std::set<std::string> m_seen;
+  std::uint32_t m_uid;
 };
 
 void read_environment(Context& ctx, Reader& r) {
@@ -160,7 +198,7 @@ void read_environment_activation(Context& ctx, Reader& r, const snapshot::Python
         if (j.is_object() && j.contains("env_vars") && j["env_vars"].is_object())
           for (const auto& [name, value] : j["env_vars"].items())
             if (relevant_variable(name) && value.is_string())
-              r.add(name, value.get<std::string>(), "env", state_path, 0, "conda");
+              r.add(name, value.get<std::string>(), "env", state_path, 0, "conda", "conda-state");
       }
     } else if (env.kind == "venv") {
       r.file(env.prefix + "/bin/activate", Syntax::shell, "venv");
@@ -184,12 +222,13 @@ void read_services(Context& ctx, Reader& r) {
 }
 
 void read_nccl_conf(Context& ctx, Reader& r) {
-  // NCCL reads NCCL_CONF_FILE, else ~/.nccl.conf, and /etc/nccl.conf (src/misc/param.cc).
-  if (const auto f = ctx.sys().env("NCCL_CONF_FILE"); f && !f->empty() && f->front() == '/')
-    r.file(*f, Syntax::plain, "nccl-conf");
-  if (const auto home = ctx.sys().env("HOME"); home && !home->empty())
-    r.file(*home + "/.nccl.conf", Syntax::plain, "nccl-conf");
-  r.file("/etc/nccl.conf", Syntax::plain, "nccl-conf");
+  // NCCL reads NCCL_CONF_FILE, else ~/.nccl.conf, then /etc/nccl.conf (src/misc/param.cc).
+  if (const auto f = ctx.sys().env("NCCL_CONF_FILE"); f && !f->empty()) {
+    if (f->front() == '/') r.file(*f, Syntax::nccl, "nccl-conf");
+  } else if (const auto home = ctx.sys().env("HOME"); home && !home->empty()) {
+    r.file(*home + "/.nccl.conf", Syntax::nccl, "nccl-conf");
+  }
+  r.file("/etc/nccl.conf", Syntax::nccl, "nccl-conf");
 }
 
 void read_kernel_settings(Context& ctx, Reader& r) {
@@ -198,7 +237,9 @@ void read_kernel_settings(Context& ctx, Reader& r) {
     r.dir(d, ".conf", Syntax::modprobe, "module-load");
   if (const auto cmdline = ctx.read_optional("/proc/cmdline", 64 * 1024))
     for (const auto& a : lines::cmdline_params(*cmdline))
-      if (relevant_module(a.name)) r.add(a.name, a.value, "module", "/proc/cmdline", 1, "boot");
+      if (relevant_module(a.name))
+        r.add(a.name, a.value, "module", "/proc/cmdline", 1, "boot", "cmdline", false,
+              lines::written_word(*cmdline, a.name));
   r.file("/etc/default/grub", Syntax::grub, "next-boot");
   r.file("/etc/kernel/cmdline", Syntax::cmdline, "next-boot");
 }

@@ -29,7 +29,8 @@ std::string how_it_ended(const snapshot::DeepView& d) {
     return fmt::format("the interpreter did not finish within {:.0f} s (--timeout){}", d.seconds, in);
   if (d.status == "exited")
     return fmt::format("the interpreter exited with code {}{} before answering", d.exit_code, in);
-  if (d.status == "failed_to_start") return "the interpreter could not be started: " + d.message;
+  if (d.status == "failed_to_start")
+    return "the interpreter could not be started: " + d.message + (d.run_as.empty() ? "" : " (as " + d.run_as + ")");
   if (d.status == "no_reply") return fmt::format("the interpreter ended without answering{}", in);
   return d.error;
 }

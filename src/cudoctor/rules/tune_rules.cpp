@@ -6,6 +6,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/rules/fixes.hpp"
@@ -21,11 +23,11 @@ using tune::Group;
 
 std::vector<Group> groups(const snapshot::SettingsFacts& facts) {
   std::vector<Group> out;
+  std::map<std::pair<std::string_view, std::string_view>, std::size_t> at;  // (name, value) -> index
   for (const auto& s : facts.settings) {
-    auto it =
-        std::find_if(out.begin(), out.end(), [&](const Group& g) { return g.name == s.name && g.value == s.value; });
-    if (it == out.end()) out.push_back({s.name, s.value, {}}), it = out.end() - 1;
-    it->places.push_back(&s);
+    const auto [it, fresh] = at.try_emplace({s.name, s.value}, out.size());
+    if (fresh) out.push_back({s.name, s.value, {}});
+    out[it->second].places.push_back(&s);
   }
   return out;
 }
@@ -160,11 +162,12 @@ class Judge {
   // What nothing of the knowledge base describes, said rather than guessed.
   void undescribed(const std::vector<Group>& gs) {
     std::vector<std::string> names;
+    std::set<std::string> seen;
     for (const auto& g : gs) {
       if (g.places.front()->kind != "env" || kb.find(g.name) || kb.find_not_read(g.name)) continue;
       if (g.name == "CUDA_VISIBLE_DEVICES" || g.name == "CUDA_HOME" || g.name == "CUDA_PATH" || g.name == "CUDA_ROOT")
         continue;  // judged by the device and toolkit rules
-      if (std::find(names.begin(), names.end(), g.name) == names.end()) names.push_back(g.name);
+      if (seen.insert(g.name).second) names.push_back(g.name);
     }
     if (names.empty()) return;
     auto f = make_finding("tune-not-in-kb");
@@ -173,7 +176,10 @@ class Judge {
     f.detail =
         "These look like CUDA, NCCL or framework settings, but the knowledge base has no record of what they do, "
         "so they are not judged.";
-    f.evidence = {fmt::format("{}", fmt::join(names, ", "))};
+    const auto shown_names = std::min<std::size_t>(names.size(), 40);
+    f.evidence = {
+        fmt::format("{}{}", fmt::join(names.begin(), names.begin() + static_cast<long>(shown_names), ", "),
+                    names.size() > shown_names ? fmt::format(" and {} more", names.size() - shown_names) : "")};
     out.push_back(std::move(f));
   }
 

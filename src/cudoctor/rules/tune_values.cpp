@@ -95,9 +95,14 @@ IntReading read_int(std::string_view value) {
     negative = s.front() == '-';
     s.remove_prefix(1);
   }
+  if (!s.empty() && (s.front() == '-' || s.front() == '+')) return r;  // one sign at most
+  // strtol with base 0, as NCCL reads its parameters: 0x… hexadecimal, 0… octal.
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
     base = 16;
     s.remove_prefix(2);
+  } else if (s.size() > 1 && s[0] == '0') {
+    base = 8;
+    s.remove_prefix(1);
   }
   long long v = 0;
   const auto res = std::from_chars(s.data(), s.data() + s.size(), v, base);

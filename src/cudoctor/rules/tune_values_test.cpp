@@ -21,6 +21,9 @@ TEST(TuneValues, StrtolReading) {
   EXPECT_EQ(read_int("2abc").value, 2);
   EXPECT_FALSE(read_int("2abc").whole);
   EXPECT_FALSE(read_int("").whole);
+  EXPECT_EQ(read_int("010").value, 8) << "base 0, as NCCL's strtoll reads it";
+  EXPECT_FALSE(read_int("--9223372036854775808").whole) << "one sign at most";
+  EXPECT_FALSE(read_int("99999999999999999999").whole);
 }
 
 TEST(TuneValues, CublasWorkspaceAsPyTorchSumsIt) {

@@ -276,7 +276,8 @@ Snapshot populated() {
                                        .tflops = 700.5,
                                        .throughput_size = 8192,
                                        .status = failed}}}}};
-  s.settings = {.settings = {{"CUBLAS_WORKSPACE_CONFIG", ":4096:8", "env", "/home/a/.bashrc", 12, "shell"}},
+  s.settings = {.settings = {{"CUBLAS_WORKSPACE_CONFIG", ":4096:8", "env", "/home/a/.bashrc", 12, "shell", true, "sh",
+                              true, "CUBLAS_WORKSPACE_CONFIG=:4096:8"}},
                 .files_read = {"/home/a/.bashrc"},
                 .module_params = {{"i915.enable_rc6", true, true, "0", "/sys/module/i915/parameters/enable_rc6"}},
                 .allocator_keys = {{"torch",
