@@ -187,6 +187,30 @@ TEST(ScenarioDeep, RootRunsAUsersEnvironmentAsThatUser) {
   EXPECT_NE(uid, "0");
 }
 
+// The interpreter dies with cudoctor, also after it changed to the environment's owner (a change
+// of user clears the parent-death signal, which must be set after it).
+TEST(ScenarioDeep, AHangingImportDiesWithCudoctorWhateverItsUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root";
+  if (!have_debian_python()) GTEST_SKIP() << "needs Debian's /usr/bin/python3 (3.11)";
+  const auto venv = make_venv("orphan", "import time\ntime.sleep(600)\n");
+  run_sh("chown -R nobody:nogroup '" + fs::path(venv).parent_path().string() + "'");
+  std::string env_line = "env -i PATH=" + venv + "/bin:/usr/bin:/bin VIRTUAL_ENV=" + venv + " HOME=/nonexistent";
+  if (const char* asan = std::getenv("ASAN_OPTIONS")) env_line += std::string(" ASAN_OPTIONS=") + asan;
+  run_sh("(" + env_line + " '" + cudoctor_binary() +
+         "' check --deep --timeout 300 > /dev/null 2>&1 & pid=$!; sleep 3; "
+         "kill -9 $pid; wait $pid) || true");
+  const auto pattern = "'[/]" + venv.substr(1) + "/bin/python3'";
+  // The kernel delivers the parent-death signal at once; give the reaping a moment.
+  std::string left;
+  for (int i = 0; i < 20; ++i) {
+    left = shell_output("pgrep -f " + pattern + " || true");
+    if (left.empty()) break;
+    run_sh("sleep 0.1");
+  }
+  EXPECT_EQ(left, "") << "the interpreter outlived cudoctor";
+  (void)!std::system(("pkill -9 -f " + pattern + " 2>/dev/null").c_str());
+}
+
 TEST(ScenarioDeep, RefusedWhereItCannotBeHonest) {
   const auto under_root = run_cudoctor({"check", "--deep", "--root", ::testing::TempDir()});
   EXPECT_EQ(under_root.exit_code, 2);
