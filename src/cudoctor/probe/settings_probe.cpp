@@ -198,7 +198,7 @@ void read_environment_activation(Context& ctx, Reader& r, const snapshot::Python
         if (j.is_object() && j.contains("env_vars") && j["env_vars"].is_object())
           for (const auto& [name, value] : j["env_vars"].items())
             if (relevant_variable(name) && value.is_string())
-              r.add(name, value.get<std::string>(), "env", state_path, 0, "conda", "conda-state");
+              r.add(name, value.get<std::string>(), "env", state_path, 0, "conda", "conda_state");
       }
     } else if (env.kind == "venv") {
       r.file(env.prefix + "/bin/activate", Syntax::shell, "venv");

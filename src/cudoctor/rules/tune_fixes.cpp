@@ -106,7 +106,7 @@ void undo(const view::Machine& m, const Group& g, const std::string& corrected, 
       continue;
     }
     const auto where = fmt::format("{} line {}", p->source, p->line);
-    if (p->syntax == "conda-state") {  // conda-meta/state: `conda env config vars`
+    if (p->syntax == "conda_state") {  // conda-meta/state: `conda env config vars`
       const auto prefix = p->source.substr(0, p->source.rfind("/conda-meta/"));
       if (m.has_tool("conda"))
         fix.commands.push_back(

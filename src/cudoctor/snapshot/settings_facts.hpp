@@ -22,7 +22,7 @@ struct Setting {
   std::string scope;
   bool owned = false;  // the file belongs to the effective user, who may edit it without root
   // How the file is written: "sh", "fish", "csh", "environment" (pam_env), "systemd", "nccl",
-  // "modprobe", "grub", "cmdline", "conda-state", "commands" (rc.local, cron); "" the environment.
+  // "modprobe", "grub", "cmdline", "conda_state", "commands" (rc.local, cron); "" the environment.
   std::string syntax;
   bool alone = false;   // its line sets this and nothing else (commenting it out takes only this)
   std::string written;  // a command line's or options line's word as written: "nvidia-drm.modeset=1"
