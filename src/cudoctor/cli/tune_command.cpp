@@ -7,7 +7,6 @@
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/report/report.hpp"
-#include "cudoctor/rules/catalog.hpp"
 
 namespace cudoctor::cli {
 
@@ -23,9 +22,7 @@ int run_tune(const Options& all) {
   ropts.color = format == "text" && use_color(o);
   std::string out = format == "json" ? render::tune_json(rep) : render::tune_text(rep, ropts);
   if (o.redact) out = render::redact(out, rep);
-  bool change = false;
-  for (const auto& f : rep.findings) change = change || (rules::is_tuning(f.id) && f.severity >= rules::Severity::warn);
-  return emit(out, change ? 1 : 0);
+  return emit(out, report::tuning_warnings(rep) > 0 ? 1 : 0);
 }
 
 }  // namespace cudoctor::cli

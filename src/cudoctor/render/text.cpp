@@ -106,8 +106,7 @@ std::string tune_text(const report::Report& r, const Options& o) {
   auto all = o;
   all.verbose = true;  // what each setting does and where it is set is the point here
   tuning(out, r, all, paint);
-  std::size_t warns = 0;
-  for (const auto& f : r.findings) warns += rules::is_tuning(f.id) && f.severity == Severity::warn;
+  const auto warns = report::tuning_warnings(r);
   out += "\n";
   if (warns == 0)
     out += paint("32", "✓ No setting found that costs speed or is not what it looks like.") + "\n";

@@ -157,6 +157,12 @@ Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb, Tuning tuning
   return r;
 }
 
+std::size_t tuning_warnings(const Report& r) {
+  std::size_t n = 0;
+  for (const auto& f : r.findings) n += rules::is_tuning(f.id) && problem(f);
+  return n;
+}
+
 int exit_code(const Report& r) {
   return r.verdict.healthy ? 0 : 1;
 }

@@ -10,15 +10,12 @@
 #include <cstring>
 
 #include "cudoctor/rules/catalog.hpp"
+#include "cudoctor/rules/fixes.hpp"
 #include "cudoctor/rules/l3_view.hpp"
 #include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::rules::l3 {
 namespace {
-
-std::string python_of(const snapshot::PythonEnv& env) {
-  return env.interpreter.empty() ? env.prefix + "/bin/python3" : env.interpreter;
-}
 
 std::string how_it_ended(const snapshot::DeepView& d) {
   const auto in = d.last_step.empty() ? std::string() : fmt::format(" in {}", d.last_step);
@@ -38,9 +35,10 @@ std::string how_it_ended(const snapshot::DeepView& d) {
 std::vector<std::string> view_evidence(const FrameworkView& v, const snapshot::DeepView& d) {
   std::vector<std::string> ev;
   const auto avail = d.available < 0 ? "not asked" : d.available ? "True" : "False";
-  ev.push_back(fmt::format("{} -c 'import {}': {} {}, CUDA {}, GPU available {}, {} device{}{}", python_of(v.env),
-                           v.f.name, v.f.name, d.version.empty() ? "?" : d.version, d.cuda.empty() ? "none" : d.cuda,
-                           avail, d.device_count < 0 ? 0 : d.device_count, d.device_count == 1 ? "" : "s",
+  ev.push_back(fmt::format("{} -c 'import {}': {} {}, CUDA {}, GPU available {}, {} device{}{}",
+                           fixes::python_of(v.env), v.f.name, v.f.name, d.version.empty() ? "?" : d.version,
+                           d.cuda.empty() ? "none" : d.cuda, avail, d.device_count < 0 ? 0 : d.device_count,
+                           d.device_count == 1 ? "" : "s",
                            d.devices.empty() ? "" : fmt::format(" ({})", fmt::join(d.devices, ", "))));
   if (!d.arch_list.empty()) ev.push_back(fmt::format("arch list: {}", fmt::join(d.arch_list, " ")));
   if (!d.matmul.empty()) ev.push_back("64×64 matmul on the GPU: " + d.matmul);
@@ -75,7 +73,7 @@ void deep_rule(const FrameworkView& v, std::vector<Finding>& out) {
     out.push_back(std::move(f));
     return;
   }
-  const auto check = fmt::format("{} -c 'import {}'", python_of(v.env), v.f.name == "jax" ? "jax" : v.f.name);
+  const auto check = fmt::format("{} -c 'import {}'", fixes::python_of(v.env), v.f.name);
   if (d.status != "ok" || !d.imported) {
     auto f = make_finding("deep-import-failed");
     const auto why = how_it_ended(d);
@@ -148,7 +146,8 @@ void deep_rule(const FrameworkView& v, std::vector<Finding>& out) {
           "Find what loads the other copy before the framework (sitecustomize, a .pth file, an activation "
           "script) and take it out.",
           {},
-          {fmt::format("{} -c 'import site, sys; print(sys.modules.get(\"sitecustomize\"))'", python_of(v.env))}};
+          {fmt::format("{} -c 'import site, sys; print(sys.modules.get(\"sitecustomize\"))'",
+                       fixes::python_of(v.env))}};
     out.push_back(std::move(f));
   }
   if (!d.extra.empty()) {
