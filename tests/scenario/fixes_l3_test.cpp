@@ -205,6 +205,10 @@ TEST(ScenarioFixesL3, ShadowingCopiesComparedByVersion) {
   // NVIDIA's packages name them.
   add_shared_library(r, "/opt/old/lib/libcudnn.so.9.0.0", "libcudnn.so.9");
   r.link("/opt/old/lib/libcudnn.so.9", "libcudnn.so.9.0.0");
+  for (const char* part :
+       {"graph", "engines_precompiled", "engines_runtime_compiled", "heuristic", "ops", "cnn", "adv"})
+    add_shared_library(r, std::string("/opt/old/lib/libcudnn_") + part + ".so.9",
+                       std::string("libcudnn_") + part + ".so.9");
   add_shared_library(r, "/opt/old/lib/libcudart.so.12.4.127", "libcudart.so.12");
   r.link("/opt/old/lib/libcudart.so.12", "libcudart.so.12.4.127");
   add_shared_library(r, "/opt/old/lib/libcublas.so.12.6.4.1", "libcublas.so.12");

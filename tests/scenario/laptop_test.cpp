@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include "../support/machines.hpp"
 #include "../support/scenario.hpp"
@@ -65,6 +67,62 @@ TEST(ScenarioLaptop, IdleGpuAsleepAt2_5GtsIsHealthy) {
   EXPECT_TRUE(contains(ev, "/sys/bus/pci/devices/0000:01:00.0/power/runtime_status: suspended")) << ev;
   EXPECT_TRUE(contains(ev, "/sys/bus/pci/devices/0000:01:00.0/power_state: D3cold")) << ev;
   EXPECT_TRUE(contains(ev, "link now: 2.5 GT/s PCIe x8 (capable of 16.0 GT/s PCIe x8)")) << ev;
+}
+
+TEST(ScenarioLaptop, IntelGraphicsDrivesTheDisplayAndTheGeForceComputes) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_rtx4060_laptop(r);  // i915 at 00:02.0 has boot_vga 1; the GeForce sleeps with power/control auto
+  ASSERT_TRUE(add_device_nodes(r, 1));
+  const auto c = check_root(r, {}, rtx4060_laptop_nvml());
+  const auto f = c.finding("gpu-hybrid-graphics");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_EQ(f["severity"], "info");
+  EXPECT_TRUE(contains(f["title"].get<std::string>(), "the display runs on Intel Corporation")) << f["title"];
+  EXPECT_TRUE(contains(f["title"].get<std::string>(), "0000:01:00.0 NVIDIA GeForce RTX 4060 Laptop GPU computes"))
+      << f["title"];
+  const auto ev = joined_evidence(f);
+  EXPECT_TRUE(contains(ev, "/sys/bus/pci/devices/0000:00:02.0/boot_vga: 1")) << ev;
+  EXPECT_TRUE(contains(ev, "/sys/bus/pci/devices/0000:01:00.0/boot_vga: 0")) << ev;
+  EXPECT_TRUE(contains(ev, "power/control: auto (runtime power management on: it sleeps when idle)")) << ev;
+  EXPECT_TRUE(c.report["verdict"]["healthy"].get<bool>()) << c.ids();
+}
+
+TEST(ScenarioLaptop, GpuThatStaysInD3coldWhenNvmlOpensItIsTheBreak) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_rtx4060_laptop(r);  // D3cold, runtime-suspended
+  ASSERT_TRUE(add_device_nodes(r, 1));
+  auto nvml = rtx4060_laptop_nvml();
+  nvml["NVML_SIM_GPUS"] = "0";  // NVML starts, and lists no GPU: the driver could not power it up
+  const auto c = check_root(r, {}, nvml);
+  const auto f = c.finding("gpu-stuck-in-d3cold");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_EQ(f["severity"], "error");
+  EXPECT_EQ(c.report["verdict"]["break_finding"], "gpu-stuck-in-d3cold") << c.ids();
+  EXPECT_EQ(f["title"],
+            "GPU 0000:01:00.0 AD107M [GeForce RTX 4060 Max-Q / Mobile] is powered down (D3cold) and did not wake when "
+            "NVML opened the driver")
+      << f["title"];
+  const auto ev = joined_evidence(f);
+  EXPECT_TRUE(contains(ev, "/sys/bus/pci/devices/0000:01:00.0/power_state: D3cold")) << ev;
+  EXPECT_TRUE(contains(ev, "NVML: initialised, driver 535.104.05, 0 GPUs listed, none at 0000:01:00.0")) << ev;
+  // As root where the fixture's user is root, through sudo otherwise.
+  std::vector<std::string> cmds;
+  for (const auto& x : f["fix"]["commands"]) {
+    auto cmd = x.get<std::string>();
+    for (auto at = cmd.find("sudo "); at != std::string::npos; at = cmd.find("sudo ")) cmd.erase(at, 5);
+    cmds.push_back(cmd);
+  }
+  ASSERT_EQ(cmds.size(), 3u) << f["fix"];
+  EXPECT_EQ(cmds[0], "echo on | tee /sys/bus/pci/devices/0000:01:00.0/power/control");
+  EXPECT_EQ(cmds[1],
+            "echo 'options nvidia NVreg_DynamicPowerManagement=0x00' | tee /etc/modprobe.d/nvidia-runtime-d3-off.conf");
+  EXPECT_EQ(cmds[2], "update-initramfs -u");
+  EXPECT_EQ(f["fix"]["checks"][0], "cat /proc/driver/nvidia/gpus/0000:01:00.0/power");
+  // Not the "fallen off the bus" of a GPU NVML lost, and not the normal sleep of an idle one.
+  EXPECT_FALSE(c.has("gpu-count-mismatch")) << c.ids();
+  EXPECT_FALSE(c.has("gpu-runtime-suspended")) << c.ids();
 }
 
 TEST(ScenarioLaptop, AwakeButIdleAtGen1IsNotAWarning) {

@@ -23,7 +23,9 @@ void add_wheel_library(FixtureRoot& r, const std::string& dir, const std::string
          r.host(k_site + "/nvidia/" + dir + "/lib/" + soname).string() + "'");
 }
 
-void build_tensorflow_venv(FixtureRoot& r, bool with_cudnn) {
+// What the wheels of tensorflow[and-cuda] 2.15 hold: each CUDA library, cuDNN 8 with its
+// sub-libraries beside it (unless with_cudnn_parts is false), NCCL and CUPTI (unless with_cupti is false).
+void build_tensorflow_venv(FixtureRoot& r, bool with_cudnn, bool with_cudnn_parts = true, bool with_cupti = true) {
   namespace fs = std::filesystem;
   for (const char* p : {"/usr/bin/python3", "/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2"})
     if (fs::exists(p)) r.copy(p, fs::canonical(p));
@@ -48,9 +50,14 @@ void build_tensorflow_venv(FixtureRoot& r, bool with_cudnn) {
   add_wheel_library(r, "cusolver", "libcusolver.so.11");
   add_wheel_library(r, "cusparse", "libcusparse.so.12");
   if (with_cudnn) add_wheel_library(r, "cudnn", "libcudnn.so.8");
+  if (with_cudnn && with_cudnn_parts)
+    for (const char* part : {"ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"})
+      add_wheel_library(r, "cudnn", std::string("libcudnn_") + part + ".so.8");
+  add_wheel_library(r, "nccl", "libnccl.so.2");
+  if (with_cupti) add_wheel_library(r, "cuda_cupti", "libcupti.so.12");
   // libtensorflow_framework.so.2: needs none of them, finds them by its RUNPATH at dlopen time.
   std::string runpath;
-  for (const char* d : {"cuda_runtime", "cublas", "cufft", "cusolver", "cusparse", "cudnn"})
+  for (const char* d : {"cuda_runtime", "cublas", "cufft", "cusolver", "cusparse", "cudnn", "nccl", "cuda_cupti"})
     runpath += std::string(runpath.empty() ? "" : ":") + "\\$ORIGIN/../nvidia/" + d + "/lib";
   run_sh("bash -c \"cc -shared -fPIC '" + r.host("/f.c").string() + "' -o '" +
          r.host(k_site + "/tensorflow/libtensorflow_framework.so.2").string() + "' -Wl,--enable-new-dtags,-rpath,'" +
@@ -71,8 +78,8 @@ TEST(ScenarioTensorflow, Tf215WithoutLibcudnn8IsAnErrorNamingTheAndCudaExtra) {
   EXPECT_TRUE(contains(f["title"].get<std::string>(), "opens libcudnn.so.8 at run time, which the loader cannot find"))
       << f["title"];
   EXPECT_TRUE(contains(joined_evidence(f),
-                       "libcudnn.so.8: not found from /home/u/venv/lib/python3.11/site-packages/"
-                       "tensorflow/libtensorflow_framework.so.2"))
+                       "libcudnn.so.8: opened at run time by /home/u/venv/lib/python3.11/site-packages/"
+                       "tensorflow/libtensorflow_framework.so.2, not found"))
       << joined_evidence(f);
   ASSERT_EQ(f["fix"]["commands"].size(), 1u) << f["fix"];
   EXPECT_EQ(f["fix"]["commands"][0], "/home/u/venv/bin/python3 -m pip install \"tensorflow[and-cuda]==2.15.*\"");
@@ -97,6 +104,56 @@ TEST(ScenarioTensorflow, Tf215WithItsWheelsIsFound) {
   build_tensorflow_venv(r, true);
   const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
   EXPECT_FALSE(c.has("framework-library-missing")) << c.ids();
+  EXPECT_TRUE(c.has("framework-found")) << c.ids();
+  EXPECT_FALSE(c.has("framework-library-optional-missing")) << c.ids();
+  // cuDNN's sub-libraries are in the model of what is opened at run time, found beside libcudnn.so.8.
+  const auto& tf = c.report["python"]["envs"][0]["frameworks"][0];
+  bool cnn = false;
+  for (const auto& o : tf["opened"])
+    cnn = cnn ||
+          (o["soname"] == "libcudnn_cnn_infer.so.8" && o["opener"].get<std::string>().ends_with("/libcudnn.so.8") &&
+           o["path"].get<std::string>().ends_with("/nvidia/cudnn/lib/libcudnn_cnn_infer.so.8"));
+  EXPECT_TRUE(cnn) << tf["opened"];
+}
+
+TEST(ScenarioTensorflow, CudnnWithoutItsSubLibrariesIsAnErrorNamingThem) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_rtx4060_laptop(r);
+  ASSERT_TRUE(add_device_nodes(r, 1));
+  build_tensorflow_venv(r, true, false);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
+  const auto f = c.finding("framework-library-missing");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_EQ(f["severity"], "error");
+  EXPECT_TRUE(contains(f["title"].get<std::string>(),
+                       "opens libcudnn_ops_infer.so.8, libcudnn_ops_train.so.8, "
+                       "libcudnn_cnn_infer.so.8"))
+      << f["title"];
+  EXPECT_TRUE(contains(f["detail"].get<std::string>(), "cuDNN cannot load its own sub-libraries")) << f["detail"];
+  EXPECT_TRUE(contains(joined_evidence(f), "libcudnn_cnn_infer.so.8: opened at run time by " + k_site +
+                                               "/tensorflow/../nvidia/cudnn/lib/libcudnn.so.8, not found"))
+      << joined_evidence(f);
+  ASSERT_EQ(f["fix"]["commands"].size(), 1u) << f["fix"];
+  EXPECT_EQ(f["fix"]["commands"][0], "/home/u/venv/bin/python3 -m pip install \"tensorflow[and-cuda]==2.15.*\"");
+}
+
+TEST(ScenarioTensorflow, MissingCuptiIsAWarningForProfilingOnly) {
+  REQUIRE_DEVICE_NODES();
+  FixtureRoot r;
+  build_rtx4060_laptop(r);
+  ASSERT_TRUE(add_device_nodes(r, 1));
+  build_tensorflow_venv(r, true, true, false);
+  const auto c = check_root(r, {"--no-runtime"}, k_activated_venv);
+  EXPECT_FALSE(c.has("framework-library-missing")) << c.ids();
+  const auto f = c.finding("framework-library-optional-missing");
+  ASSERT_FALSE(f.is_null()) << c.ids();
+  EXPECT_EQ(f["severity"], "warn");
+  EXPECT_TRUE(contains(f["title"].get<std::string>(),
+                       "opens libcupti.so.12 at run time, which the loader cannot "
+                       "find: CUPTI will fail"))
+      << f["title"];
+  EXPECT_TRUE(contains(f["detail"].get<std::string>(), "profiling (CUPTI)")) << f["detail"];
   EXPECT_TRUE(c.has("framework-found")) << c.ids();
 }
 

@@ -34,8 +34,9 @@ struct VenvLayout {
 
 // A venv whose torch (CUDA `cuda`, "None" for a CPU-only build) needs libcudart.so.12,
 // libcublas.so.12 and libcudnn.so.9 from the bundled nvidia/* wheels (DT_RUNPATH
-// $ORIGIN/../../nvidia/*/lib) and, when this machine has nvcc 13, carries cubins for sm_80 and
-// sm_90 only. The nvidia-cudnn-cu12 9.1.0.70 wheel's dist-info is there too.
+// $ORIGIN/../../nvidia/*/lib), with cuDNN's sub-libraries and the libnvrtc.so.12 it opens at run time, and, when this
+// machine has nvcc 13, carries cubins for sm_80 and sm_90 only. The nvidia-cudnn-cu12 9.1.0.70 wheel's dist-info is
+// there too.
 inline void build_venv(FixtureRoot& r, const std::string& cuda, const std::string& hip = "None",
                        const VenvLayout& at = {}) {
   namespace fs = std::filesystem;
@@ -67,10 +68,16 @@ inline void build_venv(FixtureRoot& r, const std::string& cuda, const std::strin
   for (const auto& [dir, soname] :
        std::vector<std::pair<std::string, std::string>>{{"nvidia/cuda_runtime/lib", "libcudart.so.12"},
                                                         {"nvidia/cublas/lib", "libcublas.so.12"},
-                                                        {"nvidia/cudnn/lib", "libcudnn.so.9"}}) {
+                                                        {"nvidia/cudnn/lib", "libcudnn.so.9"},
+                                                        {"nvidia/cuda_nvrtc/lib", "libnvrtc.so.12"}}) {
     fs::create_directories(host(site + "/" + dir));
     run_sh("bash -c \"" + cc + "-Wl,-soname," + soname + " -o '" + host(site + "/" + dir + "/" + soname) + "'\"");
   }
+  // cuDNN 9's sub-libraries, which libcudnn.so.9 opens at run time, beside it as the wheel has them.
+  for (const char* part :
+       {"graph", "engines_precompiled", "engines_runtime_compiled", "heuristic", "ops", "cnn", "adv"})
+    run_sh("bash -c \"" + cc + "-Wl,-soname,libcudnn_" + part + ".so.9 -o '" +
+           host(site + "/nvidia/cudnn/lib/libcudnn_") + part + ".so.9'\"");
   fs::create_directories(host(site + "/torch/lib"));
   const auto lib = host(site + "/torch/lib/libtorch_cuda.so");
   run_sh("bash -c \"" + cc + "-o '" + lib + "' -Wl,--no-as-needed '" +
@@ -78,7 +85,7 @@ inline void build_venv(FixtureRoot& r, const std::string& cuda, const std::strin
          host(site + "/nvidia/cublas/lib/libcublas.so.12") + "' '" + host(site + "/nvidia/cudnn/lib/libcudnn.so.9") +
          "' "
          "-Wl,--enable-new-dtags,-rpath,'\\$ORIGIN/../../nvidia/cuda_runtime/lib:\\$ORIGIN/../../nvidia/cublas/"
-         "lib:\\$ORIGIN/../../nvidia/cudnn/lib'\"");
+         "lib:\\$ORIGIN/../../nvidia/cudnn/lib:\\$ORIGIN/../../nvidia/cuda_nvrtc/lib'\"");
   // The kernels: a fatbin for sm_80 and sm_90, in the library's .nv_fatbin section.
   const auto nvcc = std::string("/usr/local/cuda-13.0/bin/nvcc");
   if (fs::exists(nvcc)) {

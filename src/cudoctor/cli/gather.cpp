@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "cudoctor/kb/kb.hpp"
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/sys/paths.hpp"
 #include "cudoctor/sys/root_sys.hpp"
@@ -47,6 +48,12 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
     popts.child_probes_off_reason =
         "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
   popts.pythons = o.pythons;
+  for (const auto& r : kb::builtin().runtime_opens()) {
+    if (!r.opener.empty()) popts.run_time_opens.by_library[r.opener].beside_opener = r.beside_opener;
+    auto& list = r.framework.empty() ? popts.run_time_opens.by_library[r.opener].sonames
+                                     : popts.run_time_opens.by_framework[r.framework + " " + std::to_string(r.cuda)];
+    for (const auto& l : r.libraries) list.push_back(l.soname);
+  }
   popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
   popts.compute_timeout = std::chrono::milliseconds(static_cast<long>(o.compute_timeout_s * 1000));
   auto snap = probe::gather(*sys, popts);

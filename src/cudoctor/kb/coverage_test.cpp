@@ -96,8 +96,9 @@ TEST(KbConsistency, ContradictingRecordsAreNamed) {
   EXPECT_TRUE(has(toolkits, "'CUDA 12.2 GA' needs driver 536.10, of no branch in driver_branches.json"));
   EXPECT_TRUE(has(toolkits, "'CUDA 12.1 GA' needs a R525 driver, but driver_branches.json gives R525 CUDA 12.0"));
   // A model named for another architecture than its compute capability's.
-  const auto gpus = problems_of({{"gpus.json", R"({"records": [
-      {"pci_id": "0x2330", "name": "GH100", "architecture": "Ampere", "cc": "9.0", "source": "https://a/"}]})"}});
+  const auto gpus = problems_of({{"gpus.json", R"({"brands": [{"brand": "datacenter", "source": "https://a/"}],
+      "records": [{"pci_id": "0x2330", "name": "GH100", "architecture": "Ampere", "cc": "9.0", "brand": "datacenter",
+                   "source": "https://a/"}]})"}});
   EXPECT_TRUE(has(gpus, "gpus.json: GH100 is Ampere, but compute capability 9.0 is Hopper in architectures.json"));
   // A torch line whose index is another CUDA's, a release twice, a cuda_max that is no toolkit.
   const auto fw = problems_of({{"frameworks.json", R"({"frameworks": [{"name": "torch", "display": "PyTorch",

@@ -5,86 +5,14 @@
 #include <stdexcept>
 
 #include "cudoctor/kb/embedded.hpp"
+#include "cudoctor/kb/parse.hpp"
 
 namespace cudoctor::kb {
 namespace {
 
 using nlohmann::json;
-
-// Reading one record: every error names the file, the record and the field.
-class Reader {
- public:
-  Reader(std::string file, std::size_t index, const json& j)
-      : m_where(file + " record " + std::to_string(index)), m_j(j) {
-    if (!j.is_object()) fail("not an object");
-  }
-  [[noreturn]] void fail(const std::string& what) const { throw std::runtime_error(m_where + ": " + what); }
-  bool has(const char* key) const { return m_j.contains(key) && !m_j[key].is_null(); }
-  std::string str(const char* key) const {
-    if (!has(key) || !m_j[key].is_string()) fail(std::string("needs a string \"") + key + "\"");
-    return m_j[key].get<std::string>();
-  }
-  std::string opt_str(const char* key) const {
-    return has(key) && m_j[key].is_string() ? m_j[key].get<std::string>() : "";
-  }
-  int integer(const char* key) const {
-    if (!has(key) || !m_j[key].is_number_integer()) fail(std::string("needs an integer \"") + key + "\"");
-    return m_j[key].get<int>();
-  }
-  util::Version version(const char* key) const { return parse_version(str(key), key); }
-  util::Version parse_version(const std::string& text, const char* key) const {
-    auto v = util::Version::parse(text);
-    if (!v) fail(std::string("\"") + key + "\" is not a version: '" + text + "'");
-    return *v;
-  }
-  // "source" as a string or a list of strings; at least one URL.
-  std::vector<std::string> sources() const {
-    std::vector<std::string> out;
-    if (has("source") && m_j["source"].is_string()) out.push_back(m_j["source"].get<std::string>());
-    if (has("source") && m_j["source"].is_array())
-      for (const auto& s : m_j["source"])
-        if (s.is_string()) out.push_back(s.get<std::string>());
-    if (out.empty()) fail("no \"source\"");
-    for (const auto& s : out)
-      if (!s.starts_with("https://")) fail("source is not an https URL: '" + s + "'");
-    return out;
-  }
-  const json& operator[](const char* key) const { return m_j[key]; }
-  // "status": one of k_statuses.
-  std::string status() const {
-    const auto s = opt_str("status");
-    for (const char* k : k_statuses)
-      if (s == k) return s;
-    fail("\"status\" is not one of secondary, unverified, planned, withdrawn: '" + s + "'");
-  }
-  // A string or a list of strings, each non-empty; empty when absent.
-  std::vector<std::string> strings(const char* key) const {
-    if (!has(key)) return {};
-    std::vector<std::string> out;
-    if (m_j[key].is_string())
-      out.push_back(m_j[key].get<std::string>());
-    else if (m_j[key].is_array())
-      for (const auto& x : m_j[key]) {
-        if (!x.is_string()) fail(std::string("\"") + key + "\" entries must be strings");
-        out.push_back(x.get<std::string>());
-      }
-    else
-      fail(std::string("\"") + key + "\" must be a string or a list of strings");
-    for (const auto& x : out)
-      if (x.empty()) fail(std::string("\"") + key + "\" has an empty entry");
-    return out;
-  }
-
- private:
-  std::string m_where;
-  const json& m_j;
-};
-
-const json& records(const std::string& file, const json& doc, const char* key = "records") {
-  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array())
-    throw std::runtime_error(file + ": no \"" + key + "\" array");
-  return doc[key];
-}
+using parse::Reader;
+using parse::records;
 
 std::vector<ReturnCode> parse_codes(const std::string& file, const json& doc, const std::string& fixed_api) {
   std::vector<ReturnCode> out;
@@ -165,7 +93,7 @@ std::vector<GpuModel> parse_gpus(const std::string& file, const json& doc) {
     }
     if (used != id.size() || v > 0xffff) r.fail("pci_id is not a 16-bit hex number: '" + id + "'");
     out.push_back({static_cast<std::uint16_t>(v), r.str("name"), r.str("architecture"), r.version("cc"), r.status(),
-                   r.sources().front()});
+                   r.sources().front(), r.opt_str("brand")});
   }
   return out;
 }
@@ -270,9 +198,16 @@ std::vector<Framework> parse_frameworks(const std::string& file, const json& doc
   return out;
 }
 
-constexpr const char* k_files[] = {
-    "nvml_return_codes.json", "cuda_error_codes.json", "cuda_toolkits.json", "driver_branches.json", "gpus.json",
-    "architectures.json",     "frameworks.json",       "settings.json"};
+constexpr const char* k_files[] = {"nvml_return_codes.json",
+                                   "cuda_error_codes.json",
+                                   "cuda_toolkits.json",
+                                   "driver_branches.json",
+                                   "gpus.json",
+                                   "architectures.json",
+                                   "frameworks.json",
+                                   "settings.json",
+                                   "pcie.json",
+                                   "runtime_libraries.json"};
 
 }  // namespace
 
@@ -298,6 +233,14 @@ util::Result<KnowledgeBase> KnowledgeBase::load(const std::vector<std::pair<std:
     parse_toolkits("cuda_toolkits.json", docs["cuda_toolkits.json"], kb, kb.m_toolkits, kb.m_majors);
     kb.m_branches = parse_branches("driver_branches.json", docs["driver_branches.json"]);
     kb.m_gpus = parse_gpus("gpus.json", docs["gpus.json"]);
+    kb.m_brands = parse::brands("gpus.json", docs["gpus.json"]);
+    for (const auto& g : kb.m_gpus)
+      if (!g.brand.empty() &&
+          std::none_of(kb.m_brands.begin(), kb.m_brands.end(), [&](const GpuBrand& b) { return b.brand == g.brand; }))
+        return util::error("gpus.json: " + g.name + ": brand '" + g.brand + "' is not one of the brands");
+    kb.m_pcie = parse::pcie("pcie.json", docs["pcie.json"]);
+    kb.m_runtime_opens = parse::runtime_libraries("runtime_libraries.json", docs["runtime_libraries.json"]);
+    kb.m_components = parse::components("runtime_libraries.json", docs["runtime_libraries.json"]);
     kb.m_archs = parse_archs("architectures.json", docs["architectures.json"]);
     kb.m_frameworks = parse_frameworks("frameworks.json", docs["frameworks.json"]);
     kb.m_settings = parse_settings("settings.json", &docs["settings.json"]);

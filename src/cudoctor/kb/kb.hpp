@@ -67,6 +67,52 @@ struct GpuModel {
   util::Version cc;
   std::string status;
   std::string source;
+  std::string brand;  // one of gpus.json's brands: "geforce", "datacenter", …
+};
+
+// A product line (gpus.json "brands"): what decides whether forward compatibility works.
+struct GpuBrand {
+  std::string brand;                   // "geforce"
+  std::vector<std::string> words;      // a name holding one of these is of this brand ("GeForce")
+  std::optional<bool> forward_compat;  // cuda-compat works; nullopt: only on some boards
+  std::string note;
+  std::string source;
+};
+
+// A PCI Express generation (pcie.json).
+struct PcieGeneration {
+  int generation = 0;
+  double gt_per_s = 0;       // transfer rate per lane
+  std::string encoding;      // "128b/130b"
+  double lane_gb_per_s = 0;  // what one lane carries per direction after the line coding
+  std::string source;
+};
+
+// Libraries opened with dlopen at run time, not through DT_NEEDED (runtime_libraries.json):
+// by a framework's GPU library (framework set, opener empty) for a build of one CUDA major, or
+// by a library itself (opener set: cuDNN opens its sub-libraries).
+struct RuntimeLibrary {
+  std::string soname;      // "libcudnn.so.{cudnn}": {cudnn} is the build's cuDNN major
+  std::string needed_for;  // what fails without it while the GPU still works; "" the GPU is not used
+};
+// A CUDA library family (runtime_libraries.json "components"): its sonames' stem, the name
+// NVIDIA gives it and the PyPI wheel that ships it.
+struct CudaComponent {
+  std::string stem;   // "libcublasLt": a soname that starts so (the longest stem wins)
+  std::string name;   // "cuBLASLt"
+  std::string wheel;  // the wheel's name up to its CUDA major: "nvidia-cublas-cu" (nvidia-cublas-cu12)
+  std::string source;
+};
+struct RuntimeOpens {
+  std::string framework;  // "tensorflow", "torch", "jax"; "" for a library's own
+  int cuda = 0;           // the build's CUDA major; 0 any
+  std::string opener;     // soname of the library that opens them ("libcudnn.so.9")
+  // How the opener looks for them is not documented: one in the opener's own directory counts
+  // as found (cuDNN's sub-libraries), else they are searched as dlopen from it.
+  bool beside_opener = false;
+  std::vector<RuntimeLibrary> libraries;
+  std::string note;
+  std::string source;
 };
 
 struct ArchCc {
@@ -167,6 +213,10 @@ class KnowledgeBase {
   const std::vector<Framework>& frameworks() const { return m_frameworks; }
   const Framework* framework(const std::string& name) const;
   const Settings& settings() const { return m_settings; }
+  const std::vector<GpuBrand>& brands() const { return m_brands; }
+  const std::vector<PcieGeneration>& pcie_generations() const { return m_pcie; }
+  const std::vector<RuntimeOpens>& runtime_opens() const { return m_runtime_opens; }
+  const std::vector<CudaComponent>& cuda_components() const { return m_components; }
 
   // --- queries for the rules and the planner
   // The minimum Linux driver of the first release (GA) of CUDA major.minor; nullopt if unknown.
@@ -218,6 +268,16 @@ class KnowledgeBase {
     std::optional<int> last_branch;  // too new: the legacy branch that is the last for cc
   };
   std::optional<DriverVsGpu> driver_vs_cc(const util::Version& driver, const util::Version& cc) const;
+  // A GPU's brand: its record's, else the brand whose word its name holds; nullptr unknown.
+  const GpuBrand* brand_of(std::uint16_t pci_id, const std::string& name) const;
+  // The generation of a PCIe link: by number (NVML) or by rate as sysfs writes it ("16.0 GT/s
+  // PCIe"); nullptr when unknown.
+  const PcieGeneration* pcie_generation(int generation) const;
+  const PcieGeneration* pcie_generation_at(const std::string& sysfs_speed) const;
+  // The record of a soname opened at run time (a "{cudnn}" pattern matches any major); nullptr none.
+  const RuntimeLibrary* runtime_library(const std::string& soname) const;
+  // The CUDA library family a soname belongs to ("libcublasLt.so.12": cuBLASLt); nullptr none.
+  const CudaComponent* component_of(const std::string& soname) const;
   // Distinct CUDA versions (major.minor) of the toolkit table, newest first.
   std::vector<util::Version> cuda_versions() const;
 
@@ -234,6 +294,10 @@ class KnowledgeBase {
   std::vector<Architecture> m_archs;
   std::vector<Framework> m_frameworks;
   Settings m_settings;
+  std::vector<GpuBrand> m_brands;
+  std::vector<PcieGeneration> m_pcie;
+  std::vector<RuntimeOpens> m_runtime_opens;
+  std::vector<CudaComponent> m_components;
   std::string m_date;
 };
 

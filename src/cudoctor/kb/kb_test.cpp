@@ -58,14 +58,76 @@ TEST(Kb, EveryRecordHasASourceAndWellFormedValues) {
 }
 
 TEST(Kb, ConsistencyProblemsAreNamed) {
-  auto kb = KnowledgeBase::load(files_with(
-      "gpus.json",
-      R"({"records": [{"pci_id": "0x2330", "name": "a", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"},
-                                   {"pci_id": "0x2330", "name": "b", "architecture": "Hopper", "cc": "9.0", "source": "https://a/"}]})"));
+  auto kb = KnowledgeBase::load(files_with("gpus.json",
+                                           R"({"brands": [{"brand": "datacenter", "source": "https://a/"}],
+          "records": [{"pci_id": "0x2330", "name": "a", "architecture": "Hopper", "cc": "9.0", "brand": "datacenter", "source": "https://a/"},
+                      {"pci_id": "0x2330", "name": "b", "architecture": "Hopper", "cc": "9.0", "brand": "datacenter", "source": "https://a/"}]})"));
   ASSERT_TRUE(kb) << kb.error();
   const auto p = kb->problems();
   ASSERT_FALSE(p.empty());
   EXPECT_NE(p.front().find("listed twice"), std::string::npos);
+}
+
+TEST(Kb, EveryGpuHasABrandOfTheBrandsTable) {
+  const auto unlisted = KnowledgeBase::load(files_with(
+      "gpus.json",
+      R"({"brands": [{"brand": "geforce", "words": ["GeForce"], "forward_compat": false, "source": "https://a/"}],
+          "records": [{"pci_id": "0x2330", "name": "a", "architecture": "Hopper", "cc": "9.0", "brand": "tesla", "source": "https://a/"}]})"));
+  ASSERT_FALSE(unlisted);
+  EXPECT_NE(unlisted.error().find("brand 'tesla' is not one of the brands"), std::string::npos) << unlisted.error();
+  const auto kb = KnowledgeBase::load_embedded();
+  ASSERT_TRUE(kb) << kb.error();
+  for (const auto& g : kb->gpus()) EXPECT_FALSE(g.brand.empty()) << g.name << ": the shipped data names every brand";
+}
+
+TEST(Kb, BrandsDecideForwardCompatibility) {
+  const auto kb = KnowledgeBase::load_embedded();
+  ASSERT_TRUE(kb) << kb.error();
+  // A listed GeForce (the RTX 4090), a listed data-center GPU (the H100), and one not listed
+  // whose name holds the word.
+  const auto* rtx = kb->brand_of(0x2684, "NVIDIA GeForce RTX 4090");
+  ASSERT_NE(rtx, nullptr);
+  EXPECT_EQ(rtx->brand, "geforce");
+  EXPECT_EQ(rtx->forward_compat, false);
+  const auto* h100 = kb->brand_of(0x2330, "NVIDIA H100 80GB HBM3");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->forward_compat, true);
+  const auto* titan = kb->brand_of(0x1d81, "GV100 [TITAN V]");
+  ASSERT_NE(titan, nullptr);
+  EXPECT_EQ(titan->brand, "titan");
+  const auto* a6000 = kb->brand_of(0x2230, "NVIDIA RTX A6000");
+  ASSERT_NE(a6000, nullptr);
+  EXPECT_FALSE(a6000->forward_compat.has_value()) << "only some workstation boards: not known";
+  EXPECT_EQ(kb->brand_of(0x1234, "Some Future Board"), nullptr);
+}
+
+TEST(Kb, PcieGenerationsByNumberAndBySysfsRate) {
+  const auto kb = KnowledgeBase::load_embedded();
+  ASSERT_TRUE(kb) << kb.error();
+  ASSERT_EQ(kb->pcie_generations().size(), 6u);
+  const auto* g4 = kb->pcie_generation_at("16.0 GT/s PCIe");
+  ASSERT_NE(g4, nullptr);
+  EXPECT_EQ(g4->generation, 4);
+  EXPECT_DOUBLE_EQ(g4->lane_gb_per_s * 16, 31.504);
+  EXPECT_EQ(kb->pcie_generation(1)->gt_per_s, 2.5);
+  EXPECT_EQ(kb->pcie_generation_at("Unknown"), nullptr);
+  EXPECT_EQ(kb->pcie_generation(7), nullptr);
+}
+
+TEST(Kb, RuntimeLibrariesAndTheirComponents) {
+  const auto kb = KnowledgeBase::load_embedded();
+  ASSERT_TRUE(kb) << kb.error();
+  const auto* cupti = kb->runtime_library("libcupti.so.12");
+  ASSERT_NE(cupti, nullptr);
+  EXPECT_NE(cupti->needed_for.find("profiling"), std::string::npos);
+  const auto* cudnn = kb->runtime_library("libcudnn.so.8");  // TensorFlow's "libcudnn.so.{cudnn}"
+  ASSERT_NE(cudnn, nullptr);
+  EXPECT_TRUE(cudnn->needed_for.empty());
+  EXPECT_EQ(kb->runtime_library("libcudnn.so.x"), nullptr);
+  EXPECT_EQ(kb->component_of("libcublasLt.so.12")->name, "cuBLASLt");
+  EXPECT_EQ(kb->component_of("libcublas.so.12")->name, "cuBLAS");
+  EXPECT_EQ(kb->component_of("libcudnn_cnn_infer.so.8")->wheel, "nvidia-cudnn-cu");
+  EXPECT_EQ(kb->component_of("libcuda.so.1"), nullptr) << "the driver is no wheel's";
 }
 
 // frameworks.json with one torch release whose "python" member is the given JSON (none: no member).

@@ -50,6 +50,10 @@ std::vector<std::string> KnowledgeBase::sources() const {
   for (const auto& r : m_settings.records) s.insert(r.source);
   for (const auto& r : m_settings.not_read) s.insert(r.source);
   for (const auto& r : m_settings.allocator_keys) s.insert(r.source);
+  for (const auto& b : m_brands) s.insert(b.source);
+  for (const auto& g : m_pcie) s.insert(g.source);
+  for (const auto& o : m_runtime_opens) s.insert(o.source);
+  for (const auto& c : m_components) s.insert(c.source);
   return {s.begin(), s.end()};
 }
 

@@ -2,6 +2,7 @@
 // What every probe is given: the Sys door, the options, and a place to record fact sources
 // that exist but could not be read or parsed.
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,19 @@
 
 namespace cudoctor::probe {
 
+// What frameworks and libraries open with dlopen at run time, not through DT_NEEDED: the
+// knowledge base's model (runtime_libraries.json), handed to the probe by its caller.
+struct RunTimeOpens {
+  // "tensorflow 12" (framework and CUDA major) -> sonames its GPU library opens; "{cudnn}" in a
+  // soname stands for the build's cuDNN major.
+  std::map<std::string, std::vector<std::string>> by_framework;
+  struct Opens {
+    std::vector<std::string> sonames;
+    bool beside_opener = false;  // one in the opener's own directory counts as found
+  };
+  std::map<std::string, Opens> by_library;  // "libcudnn.so.9" -> what it opens
+};
+
 struct Options {
   std::chrono::milliseconds timeout{10000};          // per round of child-process probes (NVML, L4)
   std::chrono::milliseconds compute_timeout{30000};  // the computation check (L5), every GPU at once
@@ -19,6 +33,7 @@ struct Options {
   std::string child_probes_off_reason;               // why not, said in the report ("--no-runtime")
   std::vector<std::string> pythons;                  // --python: interpreters to inspect too
   bool deep = false;                                 // check --deep: ask each framework in its interpreter
+  RunTimeOpens run_time_opens;                       // resolved for each framework found
 };
 
 class Context {

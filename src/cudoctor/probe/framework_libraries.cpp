@@ -41,41 +41,77 @@ snapshot::FrameworkLibrary library_entry(Context& ctx, const std::string& site, 
   return l;
 }
 
-// What TensorFlow's dso_loader (tsl/platform/default/dso_loader.cc) opens at run time, by the
-// CUDA and cuDNN its build_info names: each library's soname major as that CUDA major ships it
-// (CUDA 11: cuFFT 10; CUDA 12: cuFFT 11, cuSOLVER 11; CUDA 13: cuFFT 12, cuSOLVER 12).
-std::vector<std::string> tensorflow_dlopens(const Framework& fw) {
-  const int cuda = std::atoi(fw.cuda.c_str());
+// The sonames the framework's GPU library opens at run time, by the model the caller gave:
+// for its name and CUDA major, "{cudnn}" replaced by the cuDNN major its build names.
+std::vector<std::string> framework_opens(const Context& ctx, const Framework& fw) {
+  const auto& by = ctx.options().run_time_opens.by_framework;
+  const auto it = by.find(fw.name + " " + std::to_string(std::atoi(fw.cuda.c_str())));
+  if (it == by.end()) return {};
+  const int cudnn = std::atoi(fw.cudnn.c_str());
   std::vector<std::string> out;
-  if (cuda == 11)
-    out = {"libcudart.so.11.0", "libcublas.so.11",   "libcublasLt.so.11",
-           "libcufft.so.10",    "libcusolver.so.11", "libcusparse.so.11"};
-  else if (cuda == 12)
-    out = {"libcudart.so.12", "libcublas.so.12",   "libcublasLt.so.12",
-           "libcufft.so.11",  "libcusolver.so.11", "libcusparse.so.12"};
-  else if (cuda == 13)
-    out = {"libcudart.so.13", "libcublas.so.13",   "libcublasLt.so.13",
-           "libcufft.so.12",  "libcusolver.so.12", "libcusparse.so.12"};
-  if (const int cudnn = std::atoi(fw.cudnn.c_str()); cudnn > 0 && !out.empty())
-    out.push_back("libcudnn.so." + std::to_string(cudnn));
+  for (auto s : it->second) {
+    if (const auto at = s.find("{cudnn}"); at != std::string::npos) {
+      if (cudnn <= 0) continue;  // the build names no cuDNN: nothing to look for
+      s.replace(at, 7, std::to_string(cudnn));
+    }
+    out.push_back(std::move(s));
+  }
   return out;
 }
 
-// The libraries the framework opens at run time, searched as dlopen from its GPU library.
+// One library opened at run time by the tree's object `requester`: found, it joins libraries
+// (and may open others in turn); else missing.
+void open_one(Context& ctx, ld::Resolver& resolver, const ld::Tree& tree, int requester, const std::string& site,
+              const std::string& soname, bool beside, Framework& fw,
+              std::vector<std::pair<std::string, std::string>>& opened) {
+  if (std::find(fw.dlopened.begin(), fw.dlopened.end(), soname) != fw.dlopened.end()) return;
+  const auto& opener = tree.objects[static_cast<std::size_t>(requester)].path;
+  fw.dlopened.push_back(soname);
+  const auto loaded = std::find_if(tree.objects.begin(), tree.objects.end(),
+                                   [&](const ld::Object& o) { return o.name == soname && o.found; });
+  if (loaded != tree.objects.end()) {  // a DT_NEEDED of the tree already: dlopen returns that one
+    fw.opened.push_back({soname, opener, loaded->path, ld::to_string(loaded->lookup.rule)});
+    return;
+  }
+  std::string found;
+  auto lookup = resolver.locate_from(tree, requester, soname, found);
+  std::string rule = found.empty() ? "" : ld::to_string(lookup.rule);
+  if (const auto own = sys::dirname(opener) + "/" + soname;
+      found.empty() && beside && ctx.sys().stat(own).type != sys::FileType::missing) {
+    found = own;
+    rule = "beside its opener";
+  }
+  fw.opened.push_back({soname, opener, found, rule});
+  if (found.empty()) {
+    fw.missing.push_back(soname);
+    return;
+  }
+  fw.libraries.push_back(library_entry(ctx, site, fw, soname, found, lookup.rule));
+  if (rule == "beside its opener") fw.libraries.back().rule = rule;
+  opened.emplace_back(soname, found);
+}
+
+// The libraries the framework opens at run time, searched as dlopen from their opener: its GPU
+// library's, then what each library loaded opens itself (cuDNN its sub-libraries), once each.
 void collect_dlopened(Context& ctx, ld::Resolver& resolver, const ld::Tree& tree, const std::string& site,
                       Framework& fw) {
-  if (fw.name != "tensorflow") return;
-  for (const auto& soname : tensorflow_dlopens(fw)) {
-    fw.dlopened.push_back(soname);
-    const bool loaded = std::any_of(tree.objects.begin(), tree.objects.end(),
-                                    [&](const ld::Object& o) { return o.name == soname && o.found; });
-    if (loaded) continue;  // a DT_NEEDED of the tree already: dlopen returns that one
-    std::string found;
-    const auto lookup = resolver.locate_from(tree, 0, soname, found);
-    if (found.empty())
-      fw.missing.push_back(soname);
-    else
-      fw.libraries.push_back(library_entry(ctx, site, fw, soname, found, lookup.rule));
+  const auto& by_library = ctx.options().run_time_opens.by_library;
+  std::vector<std::pair<std::string, std::string>> opened;  // (soname, path) found by dlopen
+  for (const auto& soname : framework_opens(ctx, fw)) open_one(ctx, resolver, tree, 0, site, soname, false, fw, opened);
+  // Openers in the tree are searched from their place in it; those dlopen found, from their own.
+  for (std::size_t i = 0; i < tree.objects.size(); ++i) {
+    const auto it = by_library.find(tree.objects[i].name);
+    if (it == by_library.end() || !tree.objects[i].found) continue;
+    for (const auto& soname : it->second.sonames)
+      open_one(ctx, resolver, tree, static_cast<int>(i), site, soname, it->second.beside_opener, fw, opened);
+  }
+  for (std::size_t k = 0; k < opened.size(); ++k) {
+    const auto it = by_library.find(opened[k].first);
+    if (it == by_library.end()) continue;
+    const auto own = resolver.load(opened[k].second);
+    if (!own) continue;
+    for (const auto& soname : it->second.sonames)
+      open_one(ctx, resolver, *own, 0, site, soname, it->second.beside_opener, fw, opened);
   }
 }
 

@@ -5,9 +5,8 @@
 #include "cudoctor/rules/catalog_entry.hpp"
 
 namespace cudoctor::rules {
-// Ids are never reused or renamed; new rows go into their layer's group. The order within a
-// layer is the order docs/findings.md lists them in; cause and consequence are decided by
-// report/causes.cpp, not by this order.
+// Ids are never reused or renamed; new rows go into their layer's group, in docs/findings.md's
+// order. Cause and consequence are decided by report/causes.cpp, not by this order.
 inline constexpr CatalogEntry k_catalog[] = {
     {"host-os", Layer::L0, Severity::ok, "Operating system"},
     {"in-container", Layer::L0, Severity::info, "Running inside a container"},
@@ -112,6 +111,8 @@ inline constexpr CatalogEntry k_catalog[] = {
      "Make the link libcuda.so -> libcuda.so.1 next to libcuda.so.1 and run ldconfig (under WSL, in a directory of "
      "your own, with TRITON_LIBCUDA_PATH)."},
     {"gpu-runtime-suspended", Layer::L1, Severity::info, "The GPU is asleep under runtime power management"},
+    {"gpu-stuck-in-d3cold", Layer::L1, Severity::error, "The GPU stays powered down when NVML opens it"},
+    {"gpu-hybrid-graphics", Layer::L1, Severity::info, "Hybrid graphics: another GPU drives the display"},
     {"pcie-link-degraded", Layer::L1, Severity::warn, "The GPU's PCIe link trained below what both its ends can do",
      "Reseat the card or move it to a slot wired for all its lanes, then read the link (lspci -vv: LnkCap, LnkSta) "
      "again under load."},
@@ -233,6 +234,7 @@ inline constexpr CatalogEntry k_catalog[] = {
      "Run the python of the environment that has the framework, or activate that environment."},
     {"framework-library-missing", Layer::L3, Severity::error, "A library the framework needs is not found",
      "Install the package that provides the missing library, or reinstall the framework with its CUDA dependencies."},
+    {"framework-library-optional-missing", Layer::L3, Severity::warn, "A library for one feature is not found"},
     {"framework-library-shadowed", Layer::L3, Severity::error,
      "Another copy of a CUDA library shadows the framework's own",
      "Take the directory of the other copy off LD_LIBRARY_PATH so the framework loads its own."},

@@ -52,7 +52,8 @@ std::vector<Finding> driver_rules(const view::Machine& m, const kb::KnowledgeBas
   // An error found so far explains NVML's failure.
   l1::nvml_rules(v, kb, any_error(out), out);
   l1::cdi_rule(v, out);  // containers' view of the driver: explains nothing about NVML here
-  l1::link_power_rules(v, out);
+  l1::link_power_rules(v, kb, out);
+  l1::hybrid_rule(v, out);
   return out;
 }
 

@@ -13,14 +13,17 @@
 namespace cudoctor::rules::l1 {
 namespace {
 
-// NVIDIA supports forward compatibility on data-center GPUs, some NGC-ready RTX boards and
-// Jetson; GeForce and TITAN boards fail with CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)
-// (docs.nvidia.com/deploy/cuda-compatibility, "Forward Compatibility"). Empty when the name
-// does not tell.
-std::string consumer_gpu(const View& v) {
+// A GPU forward compatibility does not run on, by its brand (gpus.json: GeForce and TITAN fail
+// with CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, 804); {nullptr, ""} when none is known to be one.
+struct Unsupported {
+  const kb::GpuBrand* brand = nullptr;
+  std::string name;
+};
+Unsupported unsupported_gpu(const View& v, const kb::KnowledgeBase& kb) {
   for (const auto& g : v.snap.gpus) {
     const auto name = gpu_name(g);
-    if (name.find("GeForce") != std::string::npos || name.find("TITAN") != std::string::npos) return name;
+    const auto* b = kb.brand_of(g.pci.device_id, name);
+    if (b && b->forward_compat == false) return {b, name};
   }
   return {};
 }
@@ -51,7 +54,8 @@ bool forward_compat_rules(const View& v, const kb::KnowledgeBase& kb, const snap
   const auto host_major = host->major();
   const bool branch_listed =
       fc.drivers.empty() || std::find(fc.drivers.begin(), fc.drivers.end(), host_major) != fc.drivers.end();
-  const auto consumer = consumer_gpu(v);
+  const auto unsupported = unsupported_gpu(v, kb);
+  const auto& consumer = unsupported.name;
   std::string why;
   if (*compat <= *host)
     why = fmt::format("it is not newer than the host's driver {}: it only hides the host's own libcuda", host->str());
@@ -95,6 +99,9 @@ bool forward_compat_rules(const View& v, const kb::KnowledgeBase& kb, const snap
   f.evidence = {fmt::format("libcuda.so.1: {} -> {} ({})", cuda.path, cuda.real_path, cuda.found_by), note_ev,
                 module_ev};
   if (const auto names = gpu_names(v); !names.empty()) f.evidence.push_back("GPU: " + names);
+  if (unsupported.brand)
+    f.evidence.push_back(fmt::format("brand {} (knowledge base): forward compatibility not supported ({})",
+                                     unsupported.brand->brand, unsupported.brand->source));
   std::string text;
   if (*compat <= *host)
     text =

@@ -16,35 +16,8 @@
 namespace cudoctor::rules::l1 {
 namespace {
 
-// A PCIe generation: its transfer rate and what one lane carries per direction after line
-// coding (8b/10b to Gen2, 128b/130b from Gen3; Gen6's FLIT mode is about 7.56 GB/s). PCI-SIG's
-// base specifications, as tabulated in https://en.wikipedia.org/wiki/PCI_Express#Comparison_table.
-struct PcieGen {
-  int gen;
-  double gt_per_s;
-  double lane_gb_per_s;
-};
-constexpr std::array<PcieGen, 6> k_pcie = {{
-    {1, 2.5, 0.25},
-    {2, 5.0, 0.5},
-    {3, 8.0, 0.985},
-    {4, 16.0, 1.969},
-    {5, 32.0, 3.938},
-    {6, 64.0, 7.56},
-}};
-
-// "16.0 GT/s PCIe" (sysfs) as a generation; nullptr when unknown.
-const PcieGen* gen_of(const std::string& speed) {
-  const double gt = std::strtod(speed.c_str(), nullptr);
-  for (const auto& g : k_pcie)
-    if (gt > 0 && std::abs(g.gt_per_s - gt) < 0.01) return &g;
-  return nullptr;
-}
-
-// The GPU sleeps: runtime-suspended, or in D3 (D3cold on a laptop whose GPU is off).
-bool asleep(const snapshot::PciDevice& d) {
-  return d.runtime_status == "suspended" || d.power_state.starts_with("D3");
-}
+// PCIe generations (rates, what a lane carries) are the knowledge base's: pcie.json.
+using PcieGen = kb::PcieGeneration;
 
 // nvml.h's clocks-event reason bits (nvmlClocksEventReason*), those that slow the clocks below
 // what the work asks for. GpuIdle (0x1) and the deprecated ApplicationsClocksSetting (0x2) are not.
@@ -102,7 +75,7 @@ void asleep_rule(const snapshot::Gpu& g, std::vector<Finding>& out) {
 }
 
 // The link's capability is the lesser of the device's and its port's.
-void link_rule(const View& v, const snapshot::Gpu& g, std::vector<Finding>& out) {
+void link_rule(const View& v, const kb::KnowledgeBase& kb, const snapshot::Gpu& g, std::vector<Finding>& out) {
   // In a virtual machine the port above a passed-through GPU is the hypervisor's emulated one
   // (QEMU's pcie-root-port), whose capability says nothing of the physical slot.
   auto d = g.pci;
@@ -111,18 +84,18 @@ void link_rule(const View& v, const snapshot::Gpu& g, std::vector<Finding>& out)
     d.port_max_link_speed.clear();
     d.port_max_link_width = 0;
   }
-  const auto* dev_gen = gen_of(d.max_link_speed);
-  const auto* port_gen = d.port_max_link_speed.empty() ? dev_gen : gen_of(d.port_max_link_speed);
-  const auto* now_gen = gen_of(d.current_link_speed);
+  const auto* dev_gen = kb.pcie_generation_at(d.max_link_speed);
+  const auto* port_gen = d.port_max_link_speed.empty() ? dev_gen : kb.pcie_generation_at(d.port_max_link_speed);
+  const auto* now_gen = kb.pcie_generation_at(d.current_link_speed);
   if (!dev_gen || !port_gen || !now_gen || d.current_link_width <= 0 || d.max_link_width <= 0) return;
-  const auto* cap_gen = port_gen->gen < dev_gen->gen ? port_gen : dev_gen;
+  const auto* cap_gen = port_gen->generation < dev_gen->generation ? port_gen : dev_gen;
   const int cap_width =
       d.port_max_link_width > 0 ? std::min(d.max_link_width, d.port_max_link_width) : d.max_link_width;
   const bool narrow = d.current_link_width < cap_width;
   // A slow link is normal at idle (the GPU drops to Gen1 to save power); only a busy GPU's is a fault.
   const bool busy = g.nvml && g.nvml->utilization_gpu_pct > 0 && g.nvml->clocks_event_reasons >= 0 &&
                     !(g.nvml->clocks_event_reasons & 0x1);
-  const bool slow = busy && now_gen->gen < cap_gen->gen;
+  const bool slow = busy && now_gen->generation < cap_gen->generation;
   const auto port_ev = d.port_address.empty() ? std::string()
                                               : fmt::format("port {}: capable of {} x{}", d.port_address,
                                                             d.port_max_link_speed, d.port_max_link_width);
@@ -222,13 +195,13 @@ void power_rules(const View& v, const snapshot::Gpu& g, std::vector<Finding>& ou
 
 }  // namespace
 
-void link_power_rules(const View& v, std::vector<Finding>& out) {
+void link_power_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out) {
   for (const auto* g : v.pci_gpus) {
-    if (g->pci.driver != "nvidia") continue;
+    if (g->pci.driver != "nvidia" || stuck_asleep(v, *g)) continue;  // that one is gpu-stuck-in-d3cold
     if (asleep(g->pci))
       asleep_rule(*g, out);
     else
-      link_rule(v, *g, out);
+      link_rule(v, kb, *g, out);
   }
   for (const auto& g : v.snap.gpus)
     if (g.nvml) power_rules(v, g, out);

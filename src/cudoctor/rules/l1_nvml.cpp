@@ -103,9 +103,15 @@ void nvml_ok_rules(const View& v, const std::vector<const snapshot::NvmlGpu*>& g
         (g->performance_state >= 0 ? fmt::format(", P{}", g->performance_state) : "") +
         (g->power_limit_enforced_w >= 0 ? fmt::format(", power limit {} W", g->power_limit_enforced_w) : ""));
   out.push_back(std::move(f));
-  std::size_t bound = 0;
-  for (const auto* g : v.pci_gpus) bound += g->pci.driver == "nvidia";
-  if (!v.in_container && gpus.size() < bound) {
+  std::size_t bound = 0, stuck = 0;
+  for (const auto* g : v.pci_gpus) {
+    bound += g->pci.driver == "nvidia";
+    if (stuck_asleep(v, *g)) {
+      stuck_asleep_rule(v, *g, out);
+      ++stuck;
+    }
+  }
+  if (!v.in_container && gpus.size() + stuck < bound) {
     auto w = make_finding("gpu-count-mismatch");
     w.title = fmt::format("NVML sees {} of the {} GPUs bound to nvidia", gpus.size(), bound);
     w.detail =
@@ -114,7 +120,7 @@ void nvml_ok_rules(const View& v, const std::vector<const snapshot::NvmlGpu*>& g
     for (const auto* g : v.pci_gpus) {
       bool seen = false;
       for (const auto* n2 : gpus) seen = seen || n2->pci_bus_id == g->pci.address;
-      if (!seen) w.evidence.push_back("not seen by NVML: " + pci_evidence(g->pci));
+      if (!seen && !stuck_asleep(v, *g)) w.evidence.push_back("not seen by NVML: " + pci_evidence(g->pci));
     }
     w.fix = {"Read the kernel log for Xid errors; a reset or reboot brings the GPU back.",
              {},

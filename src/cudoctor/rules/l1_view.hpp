@@ -93,6 +93,14 @@ void wsl_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>&
 void nvml_rules(const View& v, const kb::KnowledgeBase& kb, bool explained_above, std::vector<Finding>& out);
 // Per NVIDIA GPU: gpu-runtime-suspended, or pcie-link-degraded and pcie-link-limited-by-port;
 // per GPU NVML answered for: gpu-power-limit-lowered, gpu-clocks-slowed (l1_link_power.cpp).
-void link_power_rules(const View& v, std::vector<Finding>& out);
+void link_power_rules(const View& v, const kb::KnowledgeBase& kb, std::vector<Finding>& out);
+// The GPU sleeps: runtime-suspended, or in D3 (D3cold on a laptop whose GPU is off).
+bool asleep(const snapshot::PciDevice& d);
+// Asleep, and NVML started without listing it: it did not wake when the driver was opened.
+bool stuck_asleep(const View& v, const snapshot::Gpu& g);
+// gpu-stuck-in-d3cold for such a GPU (l1_hybrid.cpp).
+void stuck_asleep_rule(const View& v, const snapshot::Gpu& g, std::vector<Finding>& out);
+// gpu-hybrid-graphics: another vendor's GPU drives the display beside the NVIDIA one (l1_hybrid.cpp).
+void hybrid_rule(const View& v, std::vector<Finding>& out);
 
 }  // namespace cudoctor::rules::l1

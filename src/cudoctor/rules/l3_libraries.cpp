@@ -9,6 +9,7 @@
 #include "cudoctor/rules/catalog.hpp"
 #include "cudoctor/rules/fixes.hpp"
 #include "cudoctor/rules/l3_view.hpp"
+#include "cudoctor/util/strings.hpp"
 #include "cudoctor/util/version.hpp"
 
 namespace cudoctor::rules::l3 {
@@ -16,34 +17,20 @@ namespace {
 
 using snapshot::PythonEnv;
 
-// The pip wheel (dist-info name prefix) that ships a CUDA library, by the soname's stem.
-std::string wheel_of(const std::string& soname) {
-  constexpr std::pair<const char*, const char*> k_wheels[] = {
-      {"libcudnn", "nvidia_cudnn_cu"},         {"libcublas", "nvidia_cublas_cu"},
-      {"libcudart", "nvidia_cuda_runtime_cu"}, {"libnccl", "nvidia_nccl_cu"},
-      {"libcufft", "nvidia_cufft_cu"},         {"libcusparse", "nvidia_cusparse_cu"},
-      {"libnvrtc", "nvidia_cuda_nvrtc_cu"},    {"libcurand", "nvidia_curand_cu"},
-      {"libcusolver", "nvidia_cusolver_cu"},   {"libnvJitLink", "nvidia_nvjitlink_cu"},
-      {"libcupti", "nvidia_cuda_cupti_cu"},
-  };
-  for (const auto& [stem, wheel] : k_wheels)
-    if (soname.starts_with(stem)) return wheel;
-  return "";
+// The library's name as NVIDIA writes it, for titles (runtime_libraries.json's components);
+// the soname when the knowledge base has none.
+std::string library_name(const kb::KnowledgeBase& kb, const std::string& soname) {
+  const auto* c = kb.component_of(soname);
+  return c ? c->name : soname;
 }
 
-// The library's name as NVIDIA writes it, for titles; the soname when it has none here.
-std::string library_name(const std::string& soname) {
-  constexpr std::pair<const char*, const char*> k_names[] = {
-      {"libcudnn", "cuDNN"},         {"libcublasLt", "cuBLASLt"},
-      {"libcublas", "cuBLAS"},       {"libcudart", "the CUDA runtime"},
-      {"libnccl", "NCCL"},           {"libcufft", "cuFFT"},
-      {"libcusparse", "cuSPARSE"},   {"libnvrtc", "NVRTC"},
-      {"libcurand", "cuRAND"},       {"libcusolver", "cuSOLVER"},
-      {"libnvJitLink", "nvJitLink"},
-  };
-  for (const auto& [stem, name] : k_names)
-    if (soname.starts_with(stem)) return name;
-  return soname;
+// The dist-info name prefix of the wheel that ships soname ("nvidia_cudnn_cu"), "" none.
+std::string dist_info_prefix(const kb::KnowledgeBase& kb, const std::string& soname) {
+  const auto* c = kb.component_of(soname);
+  if (!c) return "";
+  auto w = c->wheel;
+  std::replace(w.begin(), w.end(), '-', '_');  // wheels write dist-info names with underscores
+  return w;
 }
 
 // A version that says more than the soname's major: "9.1.0.70", not "9".
@@ -56,11 +43,12 @@ std::optional<util::Version> full_version(const std::string& text) {
 // The version of the copy a framework ships: its nvidia-* wheel's (the dist-info of the wheel
 // for this soname whose major is the soname's), else the bundled file's own name. The second
 // member says where it came from.
-std::pair<std::optional<util::Version>, std::string> bundled_version(const PythonEnv& env,
+std::pair<std::optional<util::Version>, std::string> bundled_version(const kb::KnowledgeBase& kb, const PythonEnv& env,
                                                                      const snapshot::FrameworkLibrary& l) {
   const auto so = l.soname.find(".so.");
   const auto major = so == std::string::npos ? std::nullopt : util::Version::parse(l.soname.substr(so + 4));
-  if (const auto wheel = wheel_of(l.soname); !wheel.empty() && l.bundled.find("/nvidia/") != std::string::npos)
+  if (const auto wheel = dist_info_prefix(kb, l.soname);
+      !wheel.empty() && l.bundled.find("/nvidia/") != std::string::npos)
     for (const auto& [name, version] : env.nvidia_packages)
       if (name.starts_with(wheel))
         if (const auto v = full_version(version); v && major && v->major() == major->major())
@@ -104,28 +92,104 @@ std::string same_release_line(const FrameworkView& v) {
   return "";
 }
 
-// Libraries the framework opens at run time (not DT_NEEDED): the import works, the GPU does not.
+// The library that opens soname at run time, as the probe found it; the GPU library when none.
+std::string opener_of(const snapshot::Framework& f, const std::string& soname) {
+  for (const auto& o : f.opened)
+    if (o.soname == soname) return o.opener;
+  return f.gpu_library;
+}
+
+// What a framework does when a library it opens at run time is missing and the GPU is not used.
+std::string without_gpu_text(const FrameworkView& v, const std::vector<std::string>& missing) {
+  const auto cudnn_part =
+      std::all_of(missing.begin(), missing.end(), [](const std::string& m) { return m.starts_with("libcudnn_"); });
+  if (cudnn_part)
+    return "The import works and the GPU is seen, but cuDNN cannot load its own sub-libraries: the first "
+           "convolution, RNN or attention that uses cuDNN fails (\"Could not load library …\", \"Unable to load any "
+           "of {…}\").";
+  if (v.f.name == "tensorflow")
+    return "The import works, but TensorFlow logs \"Could not load dynamic library\" (\"Cannot dlopen some GPU "
+           "libraries\") and runs on the CPU: tf.config.list_physical_devices('GPU') is empty.";
+  if (v.f.name == "jax")
+    return "The import works, but the CUDA plugin cannot start: JAX falls back to the CPU (jax.devices() lists "
+           "no GPU) or raises when a GPU is asked for.";
+  return "The import works, but the framework cannot use the GPU for what needs these libraries.";
+}
+
+// Libraries the framework opens at run time (not DT_NEEDED), in the knowledge base's model
+// (runtime_libraries.json): those the GPU needs are errors, the others (needed_for) warnings.
 void dlopened_missing_rule(const FrameworkView& v, const std::vector<std::string>& missing, std::vector<Finding>& out) {
   const auto& f = v.f;
-  auto x = make_finding("framework-library-missing");
-  x.title = fmt::format("{} opens {} at run time, which the loader cannot find", v.who, fmt::join(missing, ", "));
-  x.detail =
-      "The import works, but TensorFlow logs \"Could not load dynamic library\" (\"Cannot dlopen some GPU "
-      "libraries\") and runs on the CPU: tf.config.list_physical_devices('GPU') is empty.";
-  x.evidence = v.base_ev;
-  for (const auto& m : missing)
-    x.evidence.push_back(
-        fmt::format("{}: not found from {} (its RUNPATH, LD_LIBRARY_PATH, ld.so.cache, the default "
-                    "path)",
-                    m, f.gpu_library));
+  std::vector<std::string> needed, optional;
+  for (const auto& m : missing) {
+    const auto* rec = v.kb.runtime_library(m);
+    (rec && !rec->needed_for.empty() ? optional : needed).push_back(m);
+  }
   const auto line = same_release_line(v);
-  auto cmds = line.empty() ? std::vector<std::string>{} : fixes::pip_install(v.m, v.env, &v.f, line);
-  x.fix = {cmds.empty() ? std::string("Install the CUDA libraries this build needs (the nvidia-* wheels of "
-                                      "tensorflow[and-cuda]), or put the toolkit's on the loader's path.")
-                        : install_text(v, "Reinstall this release with its CUDA wheels (the and-cuda extra)"),
-           std::move(cmds),
-           {fmt::format("ldconfig -p | grep {}", fixes::shell_quote(missing.front()))}};
-  out.push_back(std::move(x));
+  const auto evidence = [&](const std::vector<std::string>& libs) {
+    auto ev = v.base_ev;
+    for (const auto& m : libs) {
+      const auto* rec = v.kb.runtime_library(m);
+      ev.push_back(
+          fmt::format("{}: opened at run time by {}, not found (its RUNPATH, LD_LIBRARY_PATH, ld.so.cache, "
+                      "the default path){}",
+                      m, opener_of(f, m), rec && !rec->needed_for.empty() ? "; needed for " + rec->needed_for : ""));
+    }
+    return ev;
+  };
+  // The wheels that ship them, pinned as the framework's own metadata pins them.
+  const auto wheels = [&](const std::vector<std::string>& libs) {
+    std::vector<std::string> names;
+    for (const auto& m : libs) {
+      const auto* c = v.kb.component_of(m);
+      const auto cuda = f.cuda.substr(0, f.cuda.find('.'));
+      if (!c || c->wheel.empty() || cuda.empty()) continue;
+      auto w = c->wheel + cuda;
+      for (const auto& r : f.requires_nvidia)
+        if (util::to_lower(r).starts_with(w)) w = r;
+      w = fixes::shell_quote(w);  // "nvidia-nccl-cu12>=2.18" holds a redirection otherwise
+      if (std::find(names.begin(), names.end(), w) == names.end()) names.push_back(w);
+    }
+    return names;
+  };
+  const auto fix_for = [&](const std::vector<std::string>& libs, Finding& x) {
+    std::vector<std::string> cmds;
+    std::string text;
+    if (!line.empty() && f.name == "tensorflow") {
+      cmds = fixes::pip_install(v.m, v.env, &v.f, line);
+      text = install_text(v, "Reinstall this release with its CUDA wheels (the and-cuda extra)");
+    } else if (const auto w = wheels(libs); !w.empty()) {
+      cmds = fixes::pip_install(v.m, v.env, nullptr, "pip install " + fmt::format("{}", fmt::join(w, " ")));
+      text = install_text(v, fmt::format("Install the wheel{} that ship{} {}", w.size() == 1 ? "" : "s",
+                                         w.size() == 1 ? "s" : "", fmt::join(libs, ", ")));
+    }
+    if (cmds.empty())
+      text =
+          "Install the CUDA libraries this build opens (the framework's nvidia-* wheels), or put the toolkit's on "
+          "the loader's path.";
+    x.fix = {text, std::move(cmds), {fmt::format("ldconfig -p | grep {}", fixes::shell_quote(libs.front()))}};
+  };
+  if (!needed.empty()) {
+    auto x = make_finding("framework-library-missing");
+    x.title = fmt::format("{} opens {} at run time, which the loader cannot find", v.who, fmt::join(needed, ", "));
+    x.detail = without_gpu_text(v, needed);
+    x.evidence = evidence(needed);
+    fix_for(needed, x);
+    out.push_back(std::move(x));
+  }
+  if (!optional.empty()) {
+    auto x = make_finding("framework-library-optional-missing");
+    std::vector<std::string> what;
+    for (const auto& m : optional) what.push_back(v.kb.runtime_library(m)->needed_for);
+    x.title = fmt::format("{} opens {} at run time, which the loader cannot find: {} will fail", v.who,
+                          fmt::join(optional, ", "), library_name(v.kb, optional.front()));
+    x.detail =
+        fmt::format("The GPU works without {}; what needs {} fails when it is first used: {}.",
+                    optional.size() == 1 ? "it" : "them", optional.size() == 1 ? "it" : "them", fmt::join(what, "; "));
+    x.evidence = evidence(optional);
+    fix_for(optional, x);
+    out.push_back(std::move(x));
+  }
 }
 
 bool missing_libraries_rule(const FrameworkView& v, std::vector<Finding>& out) {
@@ -143,7 +207,10 @@ bool missing_libraries_rule(const FrameworkView& v, std::vector<Finding>& out) {
     (std::find(f.dlopened.begin(), f.dlopened.end(), m) != f.dlopened.end() ? opened : linked).push_back(m);
   if (!opened.empty()) {
     dlopened_missing_rule(v, opened, out);
-    broken = true;
+    broken = broken || std::any_of(opened.begin(), opened.end(), [&](const std::string& m) {
+               const auto* rec = v.kb.runtime_library(m);
+               return !rec || rec->needed_for.empty();
+             });
   }
   if (!linked.empty()) {
     auto x = make_finding("framework-library-missing");
@@ -177,14 +244,25 @@ bool symbol_versions_rule(const FrameworkView& v, std::vector<Finding>& out) {
 bool shadowed_libraries_rule(const FrameworkView& v, std::vector<Finding>& out) {
   const auto& f = v.f;
   bool broken = false;
+  // A library its shadowing opener opened (an older cuDNN's sub-libraries) follows from the opener's finding.
+  const auto shadowed = [&](const snapshot::FrameworkLibrary& l) {
+    return !l.bundled.empty() && !l.path.empty() && l.path != l.bundled;
+  };
+  const auto opened_by_shadowed = [&](const snapshot::FrameworkLibrary& l) {
+    for (const auto& o : f.opened)
+      if (o.soname == l.soname && o.opener != f.gpu_library)
+        for (const auto& p : f.libraries)
+          if (p.path == o.opener && shadowed(p)) return true;
+    return false;
+  };
   for (const auto& l : f.libraries)
-    if (!l.bundled.empty() && !l.path.empty() && l.path != l.bundled) {
+    if (shadowed(l) && !opened_by_shadowed(l)) {
       // The shadowing copy against the one the framework ships: an older one lacks what the
       // framework was built against; the same version is a harmless second copy.
       const auto theirs = full_version(l.version);
-      const auto [ours, ours_from] = bundled_version(v.env, l);
+      const auto [ours, ours_from] = bundled_version(v.kb, v.env, l);
       const int order = theirs && ours ? compare_common(*theirs, *ours) : -2;
-      const auto name = library_name(l.soname);
+      const auto name = library_name(v.kb, l.soname);
       auto x = make_finding(order == 0  ? FindingId("framework-library-duplicate")
                             : order > 0 ? FindingId("framework-library-shadowed-by-newer")
                                         : FindingId("framework-library-shadowed"));

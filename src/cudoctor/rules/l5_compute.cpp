@@ -13,24 +13,22 @@ namespace {
 
 using snapshot::ComputeCheck;
 
-// Usable bandwidth of a PCIe link in GB/s per direction: transfer rate x lanes x encoding
-// efficiency / 8 bits (PCI Express Base Specification: 8b/10b up to 5 GT/s, 128b/130b from
-// 8 GT/s; 64 GT/s uses FLIT mode, taken as 242/256).
-double pcie_gb_per_s(int generation, int lanes) {
-  const double gts[] = {0, 2.5, 5, 8, 16, 32, 64};
-  if (generation < 1 || generation > 6 || lanes <= 0) return 0;
-  const double efficiency = generation <= 2 ? 0.8 : generation <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
-  return gts[generation] * lanes * efficiency / 8.0;
+// Usable bandwidth of a PCIe link in GB/s per direction: what a lane of its generation carries
+// after the line coding (pcie.json) times the lanes; 0 when unknown.
+double pcie_gb_per_s(const kb::KnowledgeBase& kb, int generation, int lanes) {
+  const auto* g = kb.pcie_generation(generation);
+  return g && lanes > 0 ? g->lane_gb_per_s * lanes : 0;
 }
 
-void bandwidth_rule(const view::Machine& m, const ComputeCheck& c, std::vector<Finding>& out) {
+void bandwidth_rule(const view::Machine& m, const kb::KnowledgeBase& kb, const ComputeCheck& c,
+                    std::vector<Finding>& out) {
   const auto& s = m.snap;
   const snapshot::NvmlGpu* nvml = nullptr;
   for (const auto& g : s.gpus)
     if (g.nvml && g.nvml->index == c.device) nvml = &*g.nvml;
   // Copies that shared the bus with another GPU's say nothing of this GPU's link.
   if (!nvml || !c.copies_timed_alone) return;
-  const double link = pcie_gb_per_s(nvml->pcie_gen_max, nvml->pcie_width_max);
+  const double link = pcie_gb_per_s(kb, nvml->pcie_gen_max, nvml->pcie_width_max);
   double best = 0;
   for (const auto& k : c.copies)
     if (k.kind.ends_with("pinned")) best = std::max(best, k.gb_per_s);
@@ -148,7 +146,7 @@ void one_compute(const view::Machine& m, const kb::KnowledgeBase& kb, const Comp
     return;
   }
   if (correctness_rules(m, c, gpu, out)) return;
-  bandwidth_rule(m, c, out);
+  bandwidth_rule(m, kb, c, out);
   compute_ok_rule(c, gpu, out);
 }
 

@@ -65,6 +65,15 @@ struct DeepView {
   bool operator==(const DeepView&) const = default;
 };
 
+// A library opened with dlopen at run time: what opens it, and where the loader would find it.
+struct OpenedLibrary {
+  std::string soname;
+  std::string opener;  // logical path of the library that opens it (the GPU library, libcudnn.so.9, …)
+  std::string path;    // where dlopen from the opener finds it, "" nowhere
+  std::string rule;    // how (ld's rule name)
+  bool operator==(const OpenedLibrary&) const = default;
+};
+
 struct Framework {
   std::string name;     // torch, tensorflow, jax, cupy, onnxruntime
   std::string version;  // "2.5.1+cu124"
@@ -79,9 +88,11 @@ struct Framework {
   bool cuda_unknown = false;
   std::vector<FrameworkLibrary> libraries;
   std::vector<std::string> missing;  // sonames not found (libcuda.so.1 excepted)
-  // Sonames it opens at run time rather than through DT_NEEDED (TensorFlow's dso_loader),
-  // resolved as dlopen from gpu_library would; each is in libraries or missing.
+  // Sonames it opens at run time rather than through DT_NEEDED (TensorFlow's dso_loader,
+  // cuDNN's sub-libraries), resolved as dlopen from their opener would; each is in libraries or
+  // missing, and in opened with its opener.
   std::vector<std::string> dlopened;
+  std::vector<OpenedLibrary> opened;
   std::vector<std::string> missing_versions;  // "GLIBCXX_3.4.32 (in /usr/lib/…/libstdc++.so.6)"
   std::vector<std::string> sm_archs;          // in its own libraries' fatbins
   std::vector<std::string> ptx_archs;

@@ -80,6 +80,7 @@ CUDOCTOR_JSON(LoaderPick, soname, path, rule)
 CUDOCTOR_JSON(ToolkitFacts, toolkits, cuda_link_target, cuda_link_resolved, path_nvcc, path_nvcc_real, cuda_home,
               cuda_path, cuda_root, path, ld_library_path, ld_so_conf_dirs, global_settings, cudart_picks)
 CUDOCTOR_JSON(FrameworkLibrary, soname, path, rule, version, bundled)
+CUDOCTOR_JSON(OpenedLibrary, soname, opener, path, rule)
 CUDOCTOR_JSON(PackageVersion, name, version, source)
 CUDOCTOR_JSON(DeepLibrary, soname, predicted, predicted_real, mapped)
 CUDOCTOR_JSON(DeepView, status, signal, exit_code, seconds, message, last_step, run_as, stderr_tail, imported, error,
@@ -87,7 +88,7 @@ CUDOCTOR_JSON(DeepView, status, signal, exit_code, seconds, message, last_step, 
               libraries, extra)
 CUDOCTOR_JSON(Framework, name, version, cuda, hip, cudnn, location, source, gpu_library, cuda_unknown, libraries,
               missing, missing_versions, sm_archs, ptx_archs, requires_nvidia, error, installer, inherited, companions,
-              minimum_jaxlib, dlopened, deep)
+              minimum_jaxlib, dlopened, opened, deep)
 CUDOCTOR_JSON(PythonEnv, prefix, interpreter, version, kind, found_by, site_packages, frameworks, nvidia_packages,
               libcuda_users, system_site_packages, base_prefix, conda_meta)
 CUDOCTOR_JSON(EnvListCut, source, entries, inspected)

@@ -192,6 +192,8 @@ Snapshot populated() {
                                                "/x/nvidia/cublas/lib/libcublas.so.12"}},
                                 .missing = {"libcudnn.so.9"},
                                 .dlopened = {"libcudnn.so.9"},
+                                .opened = {{"libcudnn.so.9", "torch/lib/libtorch_cuda.so", "/x/libcudnn.so.9",
+                                            "DT_RUNPATH"}},
                                 .missing_versions = {"GLIBCXX_3.4.32 (in /usr/lib/libstdc++.so.6)"},
                                 .sm_archs = {"sm_90"},
                                 .ptx_archs = {"compute_90"},
