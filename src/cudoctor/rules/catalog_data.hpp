@@ -1,9 +1,7 @@
 #pragma once
-// The rows of the finding catalog, one per id, grouped by layer. Included by catalog.hpp so
-// that ids are checked at compile time; edit rows here (and docs/findings.md, which a test
-// holds to this table in both directions).
+// The finding catalog, one row per id, by layer; catalog.hpp includes it so ids are checked at compile
+// time. Edit rows here and in docs/findings.md (a test holds the two to each other).
 #include "cudoctor/rules/catalog_entry.hpp"
-
 namespace cudoctor::rules {
 // Ids are never reused or renamed; new rows go into their layer's group, in docs/findings.md's
 // order. Cause and consequence are decided by report/causes.cpp, not by this order.
@@ -111,7 +109,8 @@ inline constexpr CatalogEntry k_catalog[] = {
      "Make the link libcuda.so -> libcuda.so.1 next to libcuda.so.1 and run ldconfig (under WSL, in a directory of "
      "your own, with TRITON_LIBCUDA_PATH)."},
     {"gpu-runtime-suspended", Layer::L1, Severity::info, "The GPU is asleep under runtime power management"},
-    {"gpu-stuck-in-d3cold", Layer::L1, Severity::error, "The GPU stays powered down when NVML opens it"},
+    {"gpu-stuck-in-d3cold", Layer::L1, Severity::error, "The GPU stays powered down when NVML opens it",
+     "Turn runtime D3 off (NVreg_DynamicPowerManagement=0x00) and reboot."},
     {"gpu-hybrid-graphics", Layer::L1, Severity::info, "Hybrid graphics: another GPU drives the display"},
     {"pcie-link-degraded", Layer::L1, Severity::warn, "The GPU's PCIe link trained below what both its ends can do",
      "Reseat the card or move it to a slot wired for all its lanes, then read the link (lspci -vv: LnkCap, LnkSta) "
@@ -234,7 +233,8 @@ inline constexpr CatalogEntry k_catalog[] = {
      "Run the python of the environment that has the framework, or activate that environment."},
     {"framework-library-missing", Layer::L3, Severity::error, "A library the framework needs is not found",
      "Install the package that provides the missing library, or reinstall the framework with its CUDA dependencies."},
-    {"framework-library-optional-missing", Layer::L3, Severity::warn, "A library for one feature is not found"},
+    {"framework-library-optional-missing", Layer::L3, Severity::warn, "A feature's library is missing",
+     "Install its wheel."},
     {"framework-library-shadowed", Layer::L3, Severity::error,
      "Another copy of a CUDA library shadows the framework's own",
      "Take the directory of the other copy off LD_LIBRARY_PATH so the framework loads its own."},
