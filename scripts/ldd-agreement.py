@@ -98,4 +98,5 @@ def main():
         json.dump({"passed": passed, "failed": failed, "skipped": skipped, "problems": problems}, open(a.json, "w"), indent=1)
     sys.exit(1 if failed else 0)
 
-main()
+if __name__ == "__main__":
+    main()

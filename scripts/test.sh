@@ -18,6 +18,16 @@ echo "== tests"
 (cd "$here/build" && ctest -j2 --output-on-failure --timeout 300) | tee "$here/build/ctest.log"
 counted() { grep -oE '[0-9]+ tests failed out of [0-9]+' "$1" | tail -1 | awk '{print $NF - $1}'; }
 
+echo "== package: the .deb built, installed on this machine and run as a user would"
+sudo_cmd=()
+[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+rm -f "$here"/build/cudoctor_*.deb
+(cd "$here/build" && cpack -G DEB >/dev/null)
+deb=$(ls "$here"/build/cudoctor_*.deb)
+# --path-include: a slim image's dpkg.cfg.d may exclude manual pages; this one is the package's.
+"${sudo_cmd[@]}" dpkg -i --path-include='/usr/share/man/man1/cudoctor.1.gz' "$deb" >/dev/null
+"$here/scripts/check-installed.sh" /usr
+
 if [[ ${1:-} == --quick ]]; then
   echo "tests: $(counted "$here/build/ctest.log") passed, 0 failed"
   exit 0

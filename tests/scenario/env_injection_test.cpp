@@ -142,13 +142,52 @@ TEST(ScenarioEnvInjection, EveryLineIsACommentOrAnAssignment) {
       run_cudoctor({"--root", r.path().string(), "env", "12.4", "--write", r.host("/work/.envrc").string()});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto text = slurp(r.host("/work/.envrc"));
-  EXPECT_TRUE(text.starts_with("# cudoctor env: CUDA 12.4.127 at " + r.path().string() + k_quote_env + "\n")) << text;
+  EXPECT_TRUE(
+      text.starts_with("# >>> cudoctor env >>> (managed by `cudoctor env --write`; edits inside are replaced)\n"
+                       "# cudoctor env: CUDA 12.4.127 at " +
+                       r.path().string() + k_quote_env + "\n"))
+      << text;
+  EXPECT_TRUE(text.ends_with("\nunset -f cudoctor_strip\n# <<< cudoctor env <<<\n")) << text;
   EXPECT_TRUE(contains(text, "$'" + r.path().string() + "/opt/conda/envs/ml\\x0atouch INJECTED\\x0a'|")) << text;
   for (const auto& line :
        {std::string("cudoctor_strip() {"), std::string("export PATH="), std::string("export LD_LIBRARY_PATH="),
         std::string("export CUDA_HOME="), std::string("unset -f cudoctor_strip")})
     EXPECT_TRUE(contains(text, "\n" + line)) << line;
-  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 6) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 8) << text;
+}
+
+TEST(ScenarioEnvInjection, WriteKeepsTheOtherLinesOfAnEnvrc) {
+  FixtureRoot r;
+  build(r);
+  const auto envrc = r.host("/work/.envrc");
+  write(envrc, "layout python\nexport WANDB_API_KEY=abc123\n");
+  for (int i = 0; i < 2; ++i) {
+    const auto run = run_cudoctor({"--root", r.path().string(), "env", "12.4", "--write", envrc.string()});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.err, "cudoctor env: updated its block in " + envrc.string() + "\n");
+  }
+  const auto text = slurp(envrc);
+  EXPECT_TRUE(text.starts_with("layout python\nexport WANDB_API_KEY=abc123\n\n# >>> cudoctor env >>>")) << text;
+  std::size_t blocks = 0;
+  for (auto p = text.find("# >>> cudoctor env >>>"); p != std::string::npos; p = text.find("# >>> cudoctor env", p + 1))
+    ++blocks;
+  EXPECT_EQ(blocks, 1u) << "written twice, one block:\n" << text;
+  write(envrc, "export A=1\n" + text + "export B=2\n");
+  ASSERT_EQ(run_cudoctor({"--root", r.path().string(), "env", "--unset", "--write", envrc.string()}).exit_code, 0);
+  const auto again = slurp(envrc);
+  EXPECT_TRUE(again.starts_with("export A=1\nlayout python\n")) << again;
+  EXPECT_TRUE(again.ends_with("# <<< cudoctor env <<<\nexport B=2\n")) << again;
+  EXPECT_TRUE(contains(again, "# cudoctor env --unset: no CUDA toolkit on the paths")) << again;
+  EXPECT_FALSE(contains(again, "# cudoctor env: CUDA 12.4.127 at ")) << "the block replaced, not added:\n" << again;
+  const auto fish =
+      run_cudoctor({"--root", r.path().string(), "env", "12.4", "--shell", "fish", "--write", envrc.string()});
+  EXPECT_EQ(fish.exit_code, 2);
+  EXPECT_TRUE(contains(fish.err, "--write writes bash for direnv; --shell fish does not apply")) << fish.err;
+  r.fifo("/work/fifo");
+  const auto to_fifo =
+      run_cudoctor({"--root", r.path().string(), "env", "12.4", "--write", r.host("/work/fifo").string()});
+  EXPECT_EQ(to_fifo.exit_code, 2);
+  EXPECT_TRUE(contains(to_fifo.err, "it is a fifo, not a file")) << to_fifo.err;
 }
 
 // A PATH that already holds escape sequences, newlines and bytes that are not UTF-8: shown

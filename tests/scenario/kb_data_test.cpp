@@ -210,7 +210,9 @@ TEST(ScenarioKbCoverage, DriverAndGpuNewerThanTheKnowledgeBase) {
   EXPECT_TRUE(p["driver_max_cuda"].is_null());
   EXPECT_EQ(p["driver_cuda_at_least"], "13.5");
   EXPECT_EQ(p["inputs"]["cc"], "10.7");
-  const auto text = run_cudoctor({"plan", "--root", r.path().string(), "--runtime", "--color", "never"}, nvml);
+  auto wide = nvml;
+  wide["COLUMNS"] = "100";  // the sentence on one line
+  const auto text = run_cudoctor({"plan", "--root", r.path().string(), "--runtime", "--color", "never"}, wide);
   EXPECT_TRUE(
       contains(text.out, "Driver 640.10.01 is newer than every branch in the knowledge base (compiled " + date + ")"))
       << text.out;

@@ -89,7 +89,11 @@ TEST(ScenarioOutput, LddCountsTheMissingInterpreterItLists) {
   EXPECT_EQ(run.out,
             "/app\n"
             "├── libevil\\x1b[31m\\n.so => not found\n"
+            "│   searched, in order: /lib64 /usr/lib64\n"
+            "│   (cudoctor ldd /app --why libevil\\x1b[31m\\n.so)\n"
             "└── libc.so.6 => not found\n"
+            "    searched, in order: /lib64 /usr/lib64\n"
+            "    (cudoctor ldd /app --why libc.so.6)\n"
             "/lib/ld-missing.so.1 => not found  [interpreter: PT_INTERP]\n"
             "3 libraries not found, 0 symbol versions missing\n");
 }

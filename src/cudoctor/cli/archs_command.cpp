@@ -19,7 +19,7 @@ using util::visible;
 
 void add_archs_options(CLI::App& app, Options& o) {
   auto& ao = o.archs;
-  app.add_option("files", ao.files, "ELF files")->required();
+  app.add_option("files", ao.files, "ELF files: executables, libraries, .cubin or .fatbin")->type_name("FILE");
   app.add_option("--cc", ao.cc, "Also say whether each file can run on this compute capability")->type_name("X.Y");
 }
 
@@ -27,6 +27,10 @@ int run_archs(const Options& all) {
   const auto& o = all.common;
   const auto& a = all.archs;
   const auto sys = sys::make_root_sys(o.root);
+  if (a.files.empty()) {
+    fmt::print(stderr, "cudoctor archs: give one or more ELF files, e.g. cudoctor archs ./app --cc 8.9\n");
+    return 2;
+  }
   std::optional<util::Version> cc;
   if (!a.cc.empty()) {
     cc = compat::parse_cc(a.cc);

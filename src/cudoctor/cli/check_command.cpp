@@ -15,11 +15,8 @@ int run_check(const Options& all) {
   if (!snap) return 2;
   const auto rep = report::build(std::move(*snap), kb::builtin());
 
-  render::Options ropts;
-  ropts.tool_version = CUDOCTOR_VERSION;
-  ropts.verbose = o.verbose;
+  const auto ropts = render_options(o);
   const auto format = o.effective_format();
-  ropts.color = format == "text" && use_color(o);
   std::string out;
   if (format == "json")
     out = render::json(rep, ropts);
@@ -28,7 +25,7 @@ int run_check(const Options& all) {
   else
     out = render::text(rep, ropts);
   if (o.redact) out = render::redact(out, rep);
-  return emit(out, report::exit_code(rep));
+  return emit(for_terminal(o, std::move(out)), report::exit_code(rep));
 }
 
 }  // namespace cudoctor::cli

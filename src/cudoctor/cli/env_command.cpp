@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 
 #include "cudoctor/cli/commands.hpp"
 #include "cudoctor/cli/gather.hpp"
@@ -17,8 +18,9 @@ using util::visible;
 
 void add_env_options(CLI::App& app, Options& o) {
   auto& eo = o.env;
-  app.add_option("toolkit", eo.toolkit, "A version (12.4, 11.8.89) or a toolkit's directory");
-  app.add_option("--shell", eo.shell, "Shell syntax")->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  app.add_option("toolkit", eo.toolkit, "A version (12.4, 11.8.89) or a toolkit's directory")->type_name("VERSION|DIR");
+  const std::vector<std::string> shells{"bash", "zsh", "fish"};
+  app.add_option("--shell", eo.shell, "Shell syntax (default bash)")->check(one_of(shells))->type_name(choices(shells));
   app.add_option("--write", eo.write, "Write a file for direnv (.envrc) or a project instead")->type_name("FILE");
   app.add_flag("--unset", eo.unset, "Take every toolkit off the paths and unset CUDA_HOME");
 }
@@ -63,11 +65,36 @@ int run_env(const Options& all) {
                            ? fmt::format("cudoctor env: CUDA {} at {}", target->version, sys->host_path(target->root))
                            : std::string("cudoctor env --unset: no CUDA toolkit on the paths");
   if (!e.write.empty()) {
-    if (const auto why = write_file(e.write, render::env_file(env, comment)); !why.empty()) {
+    if (e.shell != "bash") {
+      fmt::print(stderr, "cudoctor env: --write writes bash for direnv; --shell {} does not apply to it\n",
+                 visible(e.shell));
+      return 2;
+    }
+    // The file on this machine (not under --root): other lines of an .envrc are kept.
+    const auto host = sys::make_root_sys("/");
+    const auto file = e.write.front() == '/' ? e.write : std::filesystem::current_path().string() + "/" + e.write;
+    const auto st = host->stat(file);
+    std::string existing;
+    if (st.type == sys::FileType::fifo || st.type == sys::FileType::directory || st.type == sys::FileType::socket) {
+      fmt::print(stderr, "cudoctor env: cannot write {}: it is a {}, not a file\n", visible(e.write),
+                 sys::to_string(st.type));
+      return 2;
+    }
+    if (st.type == sys::FileType::regular) {
+      auto text = host->read_file(file, 4u << 20);
+      if (!text) {
+        fmt::print(stderr, "cudoctor env: cannot read {} to keep its other lines: {}\n", visible(e.write),
+                   visible(text.error()));
+        return 2;
+      }
+      existing = std::move(text).value();
+    }
+    const auto merged = render::with_env_block(existing, render::env_file(env, comment));
+    if (const auto why = write_file(e.write, merged); !why.empty()) {
       fmt::print(stderr, "cudoctor env: cannot write {}: {}\n", visible(e.write), why);
       return 2;
     }
-    fmt::print(stderr, "cudoctor env: wrote {}\n", visible(e.write));
+    fmt::print(stderr, "cudoctor env: {} {}\n", existing.empty() ? "wrote" : "updated its block in", visible(e.write));
     return 0;
   }
   return emit(render::env_script(env, e.shell, comment), 0);

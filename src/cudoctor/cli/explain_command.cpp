@@ -162,9 +162,7 @@ int run_explain(const Options& all) {
   }
   const auto ex = explain::explain(std::move(reading), *lib, kb::builtin(), machine ? &*machine : nullptr);
 
-  render::Options ropts;
-  ropts.tool_version = CUDOCTOR_VERSION;
-  ropts.verbose = o.verbose;
+  const auto ropts = render_options(o);
   const auto format = o.effective_format();
   std::string out;
   if (format == "json")
@@ -174,7 +172,7 @@ int run_explain(const Options& all) {
   else
     out = render::explain_text(ex, ropts);
   if (o.redact && machine) out = render::redact(out, *machine);
-  return emit(out, ex.causes.empty() ? 1 : 0);
+  return emit(for_terminal(o, std::move(out)), ex.causes.empty() ? 1 : 0);
 }
 
 }  // namespace cudoctor::cli

@@ -15,9 +15,12 @@ namespace cudoctor::cli {
 using util::visible;
 
 void add_kb_options(CLI::App& app, Options& o) {
-  app.add_option("topic", o.kb.topic, "gpu, driver, toolkit or error")
-      ->check(CLI::IsMember({"gpu", "driver", "toolkit", "error"}));
-  app.add_option("query", o.kb.words, "What to look up (a pasted error message need not be quoted)");
+  const std::vector<std::string> topics{"gpu", "driver", "toolkit", "error"};
+  app.add_option("topic", o.kb.topic, "What to look up: a GPU, a driver, a toolkit or an error")
+      ->check(one_of(topics))
+      ->type_name(choices(topics));
+  app.add_option("query", o.kb.words, "A name, a version or an error (a pasted message need not be quoted)")
+      ->type_name("QUERY");
 }
 
 int run_kb(const Options& all) {
@@ -49,7 +52,7 @@ int run_kb(const Options& all) {
                visible(query));
     return 1;
   }
-  if (!o.redact) return emit(out, 0);
+  if (!o.redact) return emit(for_terminal(o, out), 0);
   const auto sys = sys::make_root_sys(o.root);
   return emit(redacted(o, *sys, out), 0);
 }

@@ -18,7 +18,7 @@ using util::visible;
 
 void add_ldd_options(CLI::App& app, Options& o) {
   auto& lo = o.ldd;
-  app.add_option("files", lo.files, "ELF executables or libraries")->required();
+  app.add_option("files", lo.files, "ELF executables or libraries")->type_name("FILE");
   app.add_option("--why", lo.why, "Explain how one library was found (or not)")->type_name("LIB");
   app.add_option("--ld-library-path", lo.ld_library_path,
                  "Resolve with this LD_LIBRARY_PATH instead of the environment's")
@@ -31,11 +31,14 @@ int run_ldd(const Options& all) {
   const auto sys = sys::make_root_sys(o.root);
   const auto llp = l.ld_library_path ? *l.ld_library_path : sys->env("LD_LIBRARY_PATH").value_or("");
   ld::Resolver resolver(*sys, ld::discover_config(*sys, llp));
+  if (l.files.empty()) {
+    fmt::print(stderr, "cudoctor ldd: give one or more ELF files, e.g. cudoctor ldd $(which python3)\n");
+    return 2;
+  }
   int rc = 0;
   nlohmann::json files = nlohmann::json::array();
   std::string out;
-  render::Options ropts;
-  ropts.color = o.effective_format() == "text" && use_color(o);
+  const auto ropts = render_options(o);
   for (const auto& given : l.files) {
     auto tree = resolver.load(file_argument(*sys, given));
     if (!tree) {

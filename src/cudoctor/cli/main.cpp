@@ -5,22 +5,38 @@
 #include <string>
 
 #include "cudoctor/cli/commands.hpp"
+#include "cudoctor/cli/help.hpp"
 #include "cudoctor/cli/options.hpp"
-#include "cudoctor/kb/kb.hpp"
+#include "cudoctor/cli/output.hpp"
+
+namespace {
+
+using namespace cudoctor::cli;
+
+const Command* chosen_of(const CLI::App& app) {
+  for (const auto* sub : app.get_subcommands())
+    if (const auto* c = find_command(sub->get_name())) return c;
+  return nullptr;
+}
+
+int usage(const Usage& u) {
+  std::fputs((u.message + "\n").c_str(), stderr);
+  return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  using cudoctor::cli::commands;
   try {
     CLI::App app{"cudoctor: finds where the NVIDIA GPU -> driver -> CUDA -> framework chain breaks", "cudoctor"};
-    // The built-in knowledge base's date: what it knows stops there (--kb does not change this line).
-    app.set_version_flag("--version", [] {
-      const auto& date = cudoctor::kb::builtin().date();
-      return std::string("cudoctor ") + CUDOCTOR_VERSION + ", knowledge base compiled " +
-             (date.empty() ? "(undated)" : date);
-    });
-    cudoctor::cli::Options o;
-    cudoctor::cli::add_common_options(app, o.common);
+    app.set_version_flag("--version", [] { return version_line(); });
+    Options o;
+    o.app = &app;
+    add_common_options(app, o.common);
     app.fallthrough();
+    // Arguments nobody takes are kept (and subcommands inherit this) so that main can say
+    // what was probably meant instead of CLI11's "was not expected".
+    app.allow_extras();
     app.require_subcommand(0, 1);
     for (const auto& c : commands()) {
       auto* sub = app.add_subcommand(std::string(c.name), std::string(c.help));
@@ -28,14 +44,20 @@ int main(int argc, char** argv) {
     }
     try {
       app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+      return emit(help_text(app, chosen_of(app), output_width()), 0);
+    } catch (const CLI::CallForAllHelp&) {
+      return emit(help_text(app, chosen_of(app), output_width()), 0);
+    } catch (const CLI::CallForVersion&) {
+      return emit(version_line() + "\n", 0);
     } catch (const CLI::ParseError& e) {
-      const int rc = app.exit(e);
-      return rc == 0 ? 0 : 2;
+      return usage(parse_error(chosen_of(app), e.what()));
     }
-    if (!cudoctor::cli::apply_common_options(app, o.common)) return 2;
-    const auto* chosen = &commands().front();
-    for (const auto& c : commands())
-      if (app.got_subcommand(std::string(c.name))) chosen = &c;
+    const auto* chosen = chosen_of(app);
+    if (const auto extra = app.remaining(true); !extra.empty())
+      return usage(unknown_argument(app, chosen, extra.front()));
+    if (!chosen) chosen = &commands().front();
+    if (!apply_common_options(app, o.common)) return 2;
     if (o.common.deep && chosen->name != "check") {
       std::fputs("cudoctor: --deep belongs to check\n", stderr);
       return 2;

@@ -6,22 +6,61 @@
 #include <cmath>
 #include <exception>
 
+#include "cudoctor/cli/commands.hpp"
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/sys/root_sys.hpp"
 #include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::cli {
 
+CLI::Validator one_of(std::vector<std::string> values) {
+  std::string list;
+  for (const auto& v : values) list += (list.empty() ? "" : ", ") + v;
+  // The description stays empty so that help shows the type name ({a,b,c}) alone.
+  return CLI::Validator(
+      [values, list](const std::string& v) -> std::string {
+        for (const auto& ok : values)
+          if (v == ok) return "";
+        return "'" + v + "' is not one of " + list;
+      },
+      "");
+}
+
+std::string choices(const std::vector<std::string>& values) {
+  std::string out;
+  for (const auto& v : values) out += (out.empty() ? "{" : ",") + v;
+  return out + "}";
+}
+
 void add_common_options(CLI::App& app, CommonOptions& o) {
-  app.add_option("--format", o.format, "Output format")->check(CLI::IsMember({"text", "json", "markdown"}));
-  app.add_flag("--json", o.json, "Same as --format json");
-  app.add_flag("-v,--verbose", o.verbose, "Show the evidence behind every line");
+  const std::string output(k_output_group), machine(k_machine_group), probes(k_probe_group), check(k_check_group);
+  const std::vector<std::string> formats{"text", "json", "markdown"};
+  app.add_option("--format", o.format, "Output format (default text)")
+      ->check(one_of(formats))
+      ->type_name(choices(formats))
+      ->group(output);
+  app.add_flag("--json", o.json, "Same as --format json")->group(output);
+  app.add_flag("-v,--verbose", o.verbose, "Show the evidence behind every line, and the Python environments inspected")
+      ->group(output);
+  const std::vector<std::string> colors{"auto", "always", "never"};
+  app.add_option("--color", o.color, "Colour the text report (default auto: on a terminal, unless NO_COLOR is set)")
+      ->check(one_of(colors))
+      ->type_name(choices(colors))
+      ->group(output);
+  app.add_flag("--redact", o.redact, "Replace the host name, user names and home directories in the output")
+      ->group(output);
   app.add_option("--root", o.root, "Read the file system under DIR (a fixture, chroot or mounted image)")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->group(machine);
+  app.add_option("--kb", o.kb_dir, "Knowledge-base JSON files that replace the built-in ones")
+      ->type_name("DIR")
+      ->group(machine);
   app.add_flag("--no-runtime", o.no_runtime,
-               "Do not load vendor libraries (NVML, libcuda, libcudart) in child processes");
+               "Load no vendor library (NVML, libcuda, libcudart) at all: L4 and L5 are skipped")
+      ->group(probes);
   app.add_flag("--runtime", o.runtime,
-               "With --root: load the tree's own vendor libraries in the child probes (they are the tree's code)");
+               "With --root: load the tree's own vendor libraries in the child probes (they are the tree's code)")
+      ->group(probes);
   const CLI::Validator seconds(
       [](const std::string& v) -> std::string {
         try {
@@ -30,24 +69,26 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
           if (used == v.size() && std::isfinite(d) && d >= 0.1 && d <= 3600) return "";
         } catch (const std::exception&) {
         }
-        return "'" + v + "' is not a number of seconds from 0.1 to 3600";
+        return "'" + v + "' is not a number of seconds (0.1 to 3600)";
       },
-      "SEC");
-  app.add_option("--timeout", o.timeout_s, "Seconds NVML, the driver API and the runtimes may take (they run at once)")
+      "");
+  app.add_option("--timeout", o.timeout_s,
+                 "Seconds NVML, the driver API and the runtimes may take (they run at once; default 10)")
       ->check(seconds)
-      ->type_name("SEC");
+      ->type_name("SEC")
+      ->group(probes);
   app.add_option("--compute-timeout", o.compute_timeout_s,
                  "Seconds the computation check (copies and GEMMs on every GPU at once) may take (default 30)")
       ->check(seconds)
-      ->type_name("SEC");
-  app.add_flag("--deep", o.deep,
-               "check: import each GPU framework in its own interpreter (a child process, --timeout) and compare "
-               "what it sees and maps with the static prediction");
-  app.add_flag("--redact", o.redact, "Replace host name, user name and home paths");
-  app.add_option("--color", o.color, "Colour the text report")->check(CLI::IsMember({"auto", "always", "never"}));
+      ->type_name("SEC")
+      ->group(probes);
   app.add_option("--python", o.pythons, "Also inspect the environment of this interpreter (repeatable)")
-      ->type_name("PATH");
-  app.add_option("--kb", o.kb_dir, "Knowledge-base JSON files that replace the built-in ones")->type_name("DIR");
+      ->type_name("PATH")
+      ->group(probes);
+  app.add_flag("--deep", o.deep,
+               "Import each GPU framework in its own interpreter (a child process, --timeout) and compare what it "
+               "sees and maps with the static prediction")
+      ->group(check);
 }
 
 bool apply_common_options(const CLI::App& app, const CommonOptions& o) {

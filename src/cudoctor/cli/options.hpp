@@ -6,7 +6,8 @@
 
 namespace CLI {
 class App;
-}
+class Validator;
+}  // namespace CLI
 
 namespace cudoctor::cli {
 
@@ -64,6 +65,15 @@ struct ExplainOptions {
   bool no_live = false;  // rank by the log alone, without this machine's check
 };
 
+struct HelpOptions {
+  std::string command;  // "" for the top level
+  bool man = false;     // --man: the manual page (roff)
+};
+
+struct CompletionOptions {
+  std::string shell;  // bash | zsh | fish
+};
+
 // Everything the command line gives: the common flags and each command's own.
 struct Options {
   CommonOptions common;
@@ -73,7 +83,15 @@ struct Options {
   EnvOptions env;
   KbOptions kb;
   ExplainOptions explain;
+  HelpOptions help;
+  CompletionOptions completion;
+  const CLI::App* app = nullptr;  // the parser itself, for help and completion
 };
+
+// A validator that accepts exactly these values and says so in words ("'xml' is not one of
+// text, json, markdown"); choices() is the matching type name, "{text,json,markdown}".
+CLI::Validator one_of(std::vector<std::string> values);
+std::string choices(const std::vector<std::string>& values);
 
 // Adds the flags every command takes (--format, --root, --kb, …) to the top-level app.
 void add_common_options(CLI::App& app, CommonOptions& o);
@@ -84,5 +102,11 @@ bool apply_common_options(const CLI::App& app, const CommonOptions& o);
 // Whether to colour: --color, then NO_COLOR (any value), then whether stdout is a terminal.
 bool use_color(const CommonOptions& o);
 bool stdout_is_terminal();
+// The columns to wrap prose at: COLUMNS when set, else the terminal's width (TIOCGWINSZ),
+// else 80; never more than 100 or less than 40.
+std::size_t output_width();
+// Whether the locale's character set is UTF-8 (nl_langinfo(CODESET)); when not, text output
+// is written with ASCII stand-ins for its symbols.
+bool utf8_locale();
 
 }  // namespace cudoctor::cli

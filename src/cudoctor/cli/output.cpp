@@ -42,7 +42,21 @@ render::Secrets secrets(const sys::Sys& sys) {
 }
 
 std::string redacted(const CommonOptions& o, const sys::Sys& sys, std::string out) {
-  return o.redact ? render::redact(std::string_view(out), secrets(sys)) : out;
+  return for_terminal(o, o.redact ? render::redact(std::string_view(out), secrets(sys)) : std::move(out));
+}
+
+render::Options render_options(const CommonOptions& o) {
+  render::Options r;
+  r.tool_version = CUDOCTOR_VERSION;
+  r.verbose = o.verbose;
+  r.color = o.effective_format() == "text" && use_color(o);
+  r.width = output_width();
+  r.redacted = o.redact;
+  return r;
+}
+
+std::string for_terminal(const CommonOptions& o, std::string out) {
+  return o.effective_format() == "text" && !utf8_locale() ? render::ascii_only(out) : out;
 }
 
 }  // namespace cudoctor::cli

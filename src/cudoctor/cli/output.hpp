@@ -17,7 +17,14 @@ int emit(const std::string& out, int rc);
 std::string write_file(const std::string& path, const std::string& text);
 // The user names, homes and host names of the machine sys examines, for --redact.
 render::Secrets secrets(const sys::Sys& sys);
-// out with the secrets replaced when --redact was given.
+// out as it is written: the secrets replaced when --redact was given, and for_terminal's
+// ASCII where the locale needs it.
 std::string redacted(const CommonOptions& o, const sys::Sys& sys, std::string out);
+
+// The renderers' options for these flags and this terminal: colour, -v, the width to wrap at.
+render::Options render_options(const CommonOptions& o);
+// Text output as the terminal can show it: ASCII stand-ins for the symbols when the locale's
+// character set is not UTF-8 (JSON and markdown, which are files, stay UTF-8).
+std::string for_terminal(const CommonOptions& o, std::string out);
 
 }  // namespace cudoctor::cli

@@ -84,11 +84,10 @@ int run_plan(const Options& all) {
     in.framework_version = fw->version;
   }
   const auto p = plan::make_plan(in, kb);
-  render::Options ropts;
-  ropts.color = o.effective_format() == "text" && use_color(o);
+  const auto ropts = render_options(o);
   const auto out = o.effective_format() == "json" ? render::plan_json(p) : render::plan_text(p, ropts, po.all);
   const int rc = plan::runs_any(p) ? 0 : 1;
-  if (!o.redact) return emit(out, rc);
+  if (!o.redact) return emit(for_terminal(o, out), rc);
   const auto sys = sys::make_root_sys(o.root);
   return emit(redacted(o, *sys, out), rc);
 }

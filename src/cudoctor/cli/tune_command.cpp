@@ -15,14 +15,11 @@ int run_tune(const Options& all) {
   auto snap = gather_snapshot(o, CUDOCTOR_VERSION);
   if (!snap) return 2;
   const auto rep = report::build(std::move(*snap), kb::builtin(), report::Tuning::all);
-  render::Options ropts;
-  ropts.tool_version = CUDOCTOR_VERSION;
-  ropts.verbose = o.verbose;
+  const auto ropts = render_options(o);
   const auto format = o.effective_format();
-  ropts.color = format == "text" && use_color(o);
   std::string out = format == "json" ? render::tune_json(rep) : render::tune_text(rep, ropts);
   if (o.redact) out = render::redact(out, rep);
-  return emit(out, report::tuning_warnings(rep) > 0 ? 1 : 0);
+  return emit(for_terminal(o, std::move(out)), report::tuning_warnings(rep) > 0 ? 1 : 0);
 }
 
 }  // namespace cudoctor::cli

@@ -113,10 +113,18 @@ std::optional<std::string> Resolver::search_dirs(const std::string& name, const 
   for (const auto& written : dirs) {
     const auto dir = from_cwd(written, m_config.cwd);
     trail.searched.push_back(dir);
-    if (m_sys.stat(dir).type != sys::FileType::directory) continue;
+    if (!listing(dir).dir) continue;
     for (const auto& sub : subdirs) {
+      // Each level of a subdirectory ("glibc-hwcaps/x86-64-v3") must be listed in the one above.
+      std::string at = dir;
+      bool there = true;
+      for (const auto part : util::split(sub, '/')) {
+        if (part.empty()) continue;
+        there = there && may_exist(at, std::string(part));
+        at += "/" + std::string(part);
+      }
+      if (!there || !may_exist(at, name)) continue;
       auto candidate = dir + "/" + (sub.empty() ? "" : sub + "/") + name;
-      if (m_sys.stat(candidate).type == sys::FileType::missing) continue;
       auto why = unusable(candidate, main);
       if (!why) return candidate;
       trail.rejected.push_back({std::move(candidate), std::move(*why)});
@@ -192,9 +200,10 @@ std::optional<Resolver::Found> Resolver::from_runpath(const std::string& name, c
 std::optional<Resolver::Found> Resolver::from_cache(const std::string& name, const elf::ElfFile& main, Lookup& trail) {
   const auto* c = cache();
   if (!c) return std::nullopt;
+  // The cache is consulted whether or not it has the name: --why and the not-found line say so.
+  trail.searched.push_back(m_config.cache_path);
   const auto* best = best_entry(*c, name, main.is_64, main.machine, m_config.hwcaps_subdirs);
   if (!best) return std::nullopt;
-  trail.searched.push_back(m_config.cache_path);
   std::optional<std::string> why;
   if (m_sys.stat(best->path).type != sys::FileType::missing) {
     why = unusable(best->path, main);

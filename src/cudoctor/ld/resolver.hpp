@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,16 @@ class Resolver {
   std::optional<std::string> search_dirs(const std::string& name, const std::vector<std::string>& dirs,
                                          const elf::ElfFile& main, Lookup& trail);
   std::vector<std::string> expand(const std::string& list, const Object& owner) const;
+  // A directory's entries, read once per resolver: a search then asks the listing instead of
+  // stat-ing every candidate (one ldd of a CUDA library made thousands of failing stats).
+  struct Listing {
+    bool dir = false;     // it is a directory
+    bool listed = false;  // and could be read; one that cannot (execute-only) is searched by stat
+    std::set<std::string, std::less<>> names;
+  };
+  const Listing& listing(const std::string& dir);
+  // Whether dir/name may exist: the listing says no for certain, else a stat decides.
+  bool may_exist(const std::string& dir, const std::string& name);
   // load()'s steps: the root and its interpreter; one DT_NEEDED name of requester, returning
   // the index of the object that satisfies it.
   util::Result<Tree> start_tree(const std::string& path);
@@ -102,6 +113,7 @@ class Resolver {
   const sys::Sys& m_sys;
   Config m_config;
   std::map<std::string, Loaded> m_files;
+  std::map<std::string, Listing, std::less<>> m_listings;
   mutable std::optional<LdSoCache> m_cache;
   mutable std::string m_cache_error;
   mutable bool m_cache_read = false;

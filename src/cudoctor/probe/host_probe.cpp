@@ -170,9 +170,9 @@ void add_unique(std::vector<std::string>& v, std::string s) {
 // the whole system: redacting them would blank out the report.
 bool system_directory(const std::string& home) {
   static const char* const k_system[] = {
-      "/",        "/root",      "/nonexistent", "/dev/null", "/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin",
-      "/usr/lib", "/usr/local", "/lib",         "/lib64",    "/etc", "/var",  "/tmp", "/var/tmp", "/opt",
-      "/home",    "/srv",       "/run",         "/proc",     "/sys", "/dev",  "/mnt", "/media",   "/boot"};
+      "/",          "/nonexistent", "/dev/null", "/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin", "/usr/lib",
+      "/usr/local", "/lib",         "/lib64",    "/etc", "/var",  "/tmp", "/var/tmp", "/opt",      "/home",
+      "/srv",       "/run",         "/proc",     "/sys", "/dev",  "/mnt", "/media",   "/boot"};
   if (home.empty() || home.front() != '/') return true;
   auto h = home;
   while (h.size() > 1 && h.back() == '/') h.pop_back();

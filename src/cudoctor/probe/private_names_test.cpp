@@ -29,8 +29,8 @@ TEST(PrivateNames, RootWithAUsersEnvironment) {
             "dave:x:1002:1002::/srv/u/dave:/bin/bash\n");
   const auto h = probe(s);
   EXPECT_EQ(h.private_names, (std::vector<std::string>{"carol"})) << "root is not a secret";
-  EXPECT_EQ(h.private_homes, (std::vector<std::string>{"/home/alice", "/data/c01", "/srv/u/dave"}))
-      << "$HOME, then the passwd homes of users; no system account's";
+  EXPECT_EQ(h.private_homes, (std::vector<std::string>{"/home/alice", "/root", "/data/c01", "/srv/u/dave"}))
+      << "$HOME, then the passwd homes of users and of the user running it (root's /root too); no system account's";
   EXPECT_EQ(h.host_names, (std::vector<std::string>{"gpu-node-17", "gpu-node-17.cluster.example.org"}));
 }
 

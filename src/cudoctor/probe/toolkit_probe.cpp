@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <regex>
 
 #include "cudoctor/ld/resolver.hpp"
@@ -75,8 +76,11 @@ std::string nvcc_embedded_version(Context& ctx, const std::string& nvcc) {
   if (!blob) return "";
   const std::string_view bytes(reinterpret_cast<const char*>(blob->data()), blob->size());
   constexpr std::string_view k_banner = "Cuda compilation tools, release ";
-  const auto at = bytes.find(k_banner);
-  if (at == std::string_view::npos) return "";
+  // Boyer-Moore-Horspool: nvcc is some 30 MB, and find() stops at every 'C' of it.
+  const auto hit =
+      std::search(bytes.begin(), bytes.end(), std::boyer_moore_horspool_searcher(k_banner.begin(), k_banner.end()));
+  if (hit == bytes.end()) return "";
+  const auto at = static_cast<std::size_t>(hit - bytes.begin());
   const auto tail = bytes.substr(at + k_banner.size(), 64);
   const auto v = tail.find(", V");
   if (v == std::string_view::npos) return "";

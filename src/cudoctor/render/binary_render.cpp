@@ -1,6 +1,7 @@
 // `cudoctor ldd` and `cudoctor archs`: the loader's tree and the fatbin's architectures.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,29 @@ std::string reason(const ld::Object& o) {
   return visible(rule);
 }
 
+// The C and C++ runtime every program loads, which libtree too leaves out unless asked: the
+// tree is about the libraries that differ between machines.
+bool standard_library(const std::string& soname) {
+  static const char* const k_standard[] = {"libc.so.6",
+                                           "libm.so.6",
+                                           "libdl.so.2",
+                                           "libpthread.so.0",
+                                           "librt.so.1",
+                                           "libresolv.so.2",
+                                           "libutil.so.1",
+                                           "libgcc_s.so.1",
+                                           "libstdc++.so.6",
+                                           "ld-linux-x86-64.so.2",
+                                           "ld-linux.so.2",
+                                           "ld64.so.2",
+                                           "ld-linux-aarch64.so.1",
+                                           "ld-linux-armhf.so.3",
+                                           "libmvec.so.1"};
+  for (const char* s : k_standard)
+    if (soname == s) return true;
+  return false;
+}
+
 std::string runs_on_text(const std::optional<RunsOn>& r) {
   if (!r) return "";
   if (r->verdict.runs())
@@ -36,31 +60,63 @@ std::string ldd_text(const ld::Tree& t, const Options& o) {
   const auto paint = [&](const char* code, const std::string& s) {
     return o.color ? fmt::format("\033[{}m{}\033[0m", code, s) : s;
   };
+  const auto at = [&](int i) -> const ld::Object& { return t.objects[static_cast<std::size_t>(i)]; };
   std::string out = visible(t.objects[0].path) + "\n";
   std::vector<bool> shown(t.objects.size(), false);
   std::vector<bool> listed(t.objects.size(), false);  // not-found objects named in the output
+  std::vector<std::string> hidden;
   shown[0] = true;
+  // Hidden unless -v: a standard library found whole, needing only standard libraries.
+  const auto hide = [&](int idx) {
+    const auto& c = at(idx);
+    if (o.verbose || !c.found || !c.missing_versions.empty() || !standard_library(c.soname.empty() ? c.name : c.soname))
+      return false;
+    for (const auto& [n, j] : c.needs)
+      if (!standard_library(n) || !at(j).found) return false;
+    return true;
+  };
   std::function<void(int, const std::string&)> walk = [&](int i, const std::string& prefix) {
-    const auto& needs = t.objects[static_cast<std::size_t>(i)].needs;
-    for (std::size_t k = 0; k < needs.size(); ++k) {
-      const bool last = k + 1 == needs.size();
-      const auto& [name, idx] = needs[k];
-      const auto& c = t.objects[static_cast<std::size_t>(idx)];
+    // Depth-first in DT_NEEDED order, each library once where it is first read (libtree's
+    // order); where glibc found it is the rule in brackets, whoever asked first.
+    std::vector<std::pair<std::string, int>> children;
+    for (const auto& [name, idx] : at(i).needs) {
+      const auto u = static_cast<std::size_t>(idx);
+      if (at(idx).found && shown[u] && !o.verbose) continue;
+      if (hide(idx)) {
+        if (!shown[u] && std::find(hidden.begin(), hidden.end(), name) == hidden.end()) hidden.push_back(name);
+        shown[u] = true;
+        continue;
+      }
+      children.emplace_back(name, idx);
+    }
+    for (std::size_t k = 0; k < children.size(); ++k) {
+      const bool last = k + 1 == children.size();
+      const auto& [name, idx] = children[k];
+      const auto u = static_cast<std::size_t>(idx);
+      const auto& c = at(idx);
+      const auto below = prefix + (last ? "    " : "│   ");
       std::string line = prefix + (last ? "└── " : "├── ") + visible(name);
       if (!c.found) {
-        listed[static_cast<std::size_t>(idx)] = true;
         line += " => " + paint("31;1", "not found");
+        if (!listed[u]) {
+          std::string dirs;
+          for (const auto& d : c.lookup.searched) dirs += (dirs.empty() ? "" : " ") + visible(d);
+          if (!dirs.empty()) line += "\n" + below + paint("2", "searched, in order: " + dirs);
+          line += "\n" + below +
+                  paint("2", fmt::format("(cudoctor ldd {} --why {})", visible(t.objects[0].path), visible(name)));
+        }
+        listed[u] = true;
         out += line + "\n";
         continue;
       }
-      const bool first = !shown[static_cast<std::size_t>(idx)] && c.parent == i;
+      const bool first = !shown[u];
       line += " => " + visible(c.path) + "  " + paint("2", "[" + (first ? reason(c) : "already loaded") + "]");
       for (const auto& v : c.missing_versions)
-        line += "\n" + prefix + (last ? "    " : "│   ") + paint("31", "  version " + visible(v) + " not found");
+        line += "\n" + below + paint("31", "  version " + visible(v) + " not found");
       out += line + "\n";
       if (first) {
-        shown[static_cast<std::size_t>(idx)] = true;
-        walk(idx, prefix + (last ? "    " : "│   "));
+        shown[u] = true;
+        walk(idx, below);
       }
     }
   };
@@ -82,6 +138,14 @@ std::string ldd_text(const ld::Tree& t, const Options& o) {
   }
   for (const auto& v : t.objects[0].missing_versions)
     out += paint("31", "version " + visible(v) + " not found (required by " + visible(t.objects[0].path) + ")") + "\n";
+  if (!hidden.empty()) {
+    std::string names;
+    for (const auto& h : hidden) names += (names.empty() ? "" : " ") + visible(h);
+    out += paint("2", wrap(fmt::format("{} standard librar{} not shown ({}; -v shows them)", hidden.size(),
+                                       hidden.size() == 1 ? "y" : "ies", names),
+                           o.width, "  ")) +
+           "\n";
+  }
   if (missing || versions)
     out += paint("31;1", fmt::format("{} librar{} not found, {} symbol version{} missing", missing,
                                      missing == 1 ? "y" : "ies", versions, versions == 1 ? "" : "s")) +

@@ -32,6 +32,8 @@ TEST(LddText, CountsWhatItListsAndEscapesNames) {
   EXPECT_EQ(out,
             "/opt/app/bin/app\n"
             "└── libevil\\x1b[2J\\n└── libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 => not found\n"
+            "    (cudoctor ldd /opt/app/bin/app --why libevil\\x1b[2J\\n└── libc.so.6 => "
+            "/lib/x86_64-linux-gnu/libc.so.6)\n"
             "/lib/ld-musl-x86_64.so.1 => not found  [interpreter: PT_INTERP]\n"
             "2 libraries not found, 0 symbol versions missing\n");
 }

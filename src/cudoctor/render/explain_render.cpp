@@ -55,11 +55,12 @@ std::vector<std::string> notes(const Explanation& ex) {
   return out;
 }
 
-void cause_text(std::string& out, const Explanation& ex, const RankedCause& c, std::size_t n, bool full) {
+void cause_text(std::string& out, const Explanation& ex, const RankedCause& c, std::size_t n, bool full,
+                std::size_t width) {
   out += fmt::format("\n{}. {}  [{}]  {} ({})\n", n, visible(c.title), explain::to_string(c.confidence), c.id,
                      rules::to_string(c.layer));
   if (c.program_fault) out += "   This is the program or its workload, not the CUDA environment.\n";
-  out += "   " + wrap("Why: " + visible(c.because), 96, "        ") + "\n";
+  out += "   " + wrap("Why: " + visible(c.because), width - 8, "        ") + "\n";
   if (full) {
     out += "   Log:\n";
     for (const auto line : c.lines)
@@ -73,11 +74,11 @@ void cause_text(std::string& out, const Explanation& ex, const RankedCause& c, s
   }
   if (!c.confirm.empty() && c.confidence != Confidence::confirmed) out += "   check: " + visible(c.confirm) + "\n";
   if (c.confidence == Confidence::confirmed && !c.machine_fix.text.empty()) {
-    out += "   " + wrap("Fix: " + visible(c.machine_fix.text), 96, "        ") + "\n";
+    out += "   " + wrap("Fix: " + visible(c.machine_fix.text), width - 8, "        ") + "\n";
     for (const auto& cmd : c.machine_fix.commands) out += "     $ " + visible(cmd) + "\n";
     for (const auto& chk : c.machine_fix.checks) out += "     check: " + visible(chk) + "\n";
   } else {
-    out += "   " + wrap("Fix: " + visible(c.fix), 96, "        ") + "\n";
+    out += "   " + wrap("Fix: " + visible(c.fix), width - 8, "        ") + "\n";
   }
 }
 
@@ -106,7 +107,7 @@ nlohmann::json cause_json(const Explanation& ex, const RankedCause& c) {
 
 std::string explain_text(const Explanation& ex, const Options& o) {
   std::string out = headline(ex) + "\n";
-  for (const auto& n : notes(ex)) out += wrap(n, 100, "") + "\n";
+  for (const auto& n : notes(ex)) out += wrap(n, o.width, "") + "\n";
   if (ex.causes.empty()) {
     out += "\nNo known signature matched: this log names no cause the knowledge base knows.\n";
     if (!ex.reading.error_lines.empty()) {
@@ -116,13 +117,13 @@ std::string explain_text(const Explanation& ex, const Options& o) {
     out += "Run `cudoctor check` on the machine the log comes from; it does not need the log.\n";
     return out;
   }
-  cause_text(out, ex, ex.causes.front(), 1, true);
+  cause_text(out, ex, ex.causes.front(), 1, true, o.width);
   if (!ex.arithmetic.empty()) {
     out += "\n   The numbers:\n";
-    for (const auto& a : ex.arithmetic) out += "   - " + wrap(visible(a), 94, "     ") + "\n";
+    for (const auto& a : ex.arithmetic) out += "   - " + wrap(visible(a), o.width - 5, "     ") + "\n";
   }
   if (ex.causes.size() > 1) out += "\nOther causes that give these lines, most likely first:\n";
-  for (std::size_t i = 1; i < ex.causes.size(); ++i) cause_text(out, ex, ex.causes[i], i + 1, o.verbose);
+  for (std::size_t i = 1; i < ex.causes.size(); ++i) cause_text(out, ex, ex.causes[i], i + 1, o.verbose, o.width);
   if (!ex.machine.refuted.empty()) {
     out += "\nRuled out by this machine:\n";
     for (const auto& [id, by] : ex.machine.refuted) out += fmt::format("  {} (this machine shows {})\n", id, by);

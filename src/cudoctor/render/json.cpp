@@ -8,8 +8,8 @@
 
 namespace cudoctor::render {
 
-std::string json_text(const nlohmann::json& j) {
-  const auto dumped = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+std::string json_text(const nlohmann::json& j, int indent) {
+  const auto dumped = j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
   // The dump is well-formed UTF-8 and these code points can only stand inside a string, where
   // a \u escape means the same.
   std::string out;
@@ -47,6 +47,10 @@ nlohmann::json finding_json(const rules::Finding& f) {
 }
 
 std::string json(const report::Report& r, const Options&) {
+  return json_text(report_json(r));
+}
+
+nlohmann::json report_json(const report::Report& r) {
   nlohmann::json j = r.snapshot;
   // Layers this version does not inspect yet keep their keys, empty, so the contract holds.
   j["toolkits"] = j["toolkit"]["toolkits"];  // the contract's top-level list
@@ -63,7 +67,7 @@ std::string json(const report::Report& r, const Options&) {
       {"break_finding",
        r.verdict.break_finding.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.verdict.break_finding)},
       {"summary", r.verdict.summary}};
-  return json_text(j);
+  return j;
 }
 
 std::string tune_json(const report::Report& r) {

@@ -33,6 +33,10 @@ std::string cell(const std::string& s) {
 
 std::string markdown(const report::Report& r, const Options& o) {
   std::string out = fmt::format("## cudoctor {} report\n\n", o.tool_version);
+  if (!o.redacted)
+    out +=
+        "> Before posting it in public: `cudoctor --format markdown --redact` replaces the host name, the user "
+        "names and the home directories.\n\n";
   out += fmt::format("**Verdict:** {} {}\n\n", r.verdict.healthy ? "✅" : "❌", visible(r.verdict.summary));
   out += "| layer | | finding |\n|---|---|---|\n";
   for (const auto& f : r.findings)
@@ -65,7 +69,19 @@ std::string markdown(const report::Report& r, const Options& o) {
       out += "\n</details>\n";
     }
   }
-  out += "\n<details><summary>All facts (JSON)</summary>\n\n```json\n" + json(r, o) + "```\n\n</details>\n";
+  // The facts once each: the nested copies of the contract's top-level lists go, and a report
+  // too big for a GitHub issue (65,536 characters) is written compact, or left to an attachment.
+  auto facts = report_json(r);
+  facts["toolkit"].erase("toolkits");
+  facts["python"].erase("envs");
+  auto embedded = json_text(facts);
+  constexpr std::size_t k_issue_room = 45000;
+  if (out.size() + embedded.size() > k_issue_room) embedded = json_text(facts, -1);
+  if (out.size() + embedded.size() > k_issue_room)
+    out += "\n_All facts: too many to embed here; attach the output of `cudoctor --json" +
+           std::string(o.redacted ? " --redact" : "") + "` instead._\n";
+  else
+    out += "\n<details><summary>All facts (JSON)</summary>\n\n```json\n" + embedded + "```\n\n</details>\n";
   return out;
 }
 

@@ -68,22 +68,22 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
                                 ? fmt::format(", and every {}.x runtime through minor-version compatibility",
                                               p.driver_max_cuda->major())
                                 : ""),
-                k_plan_width, "") +
+                o.width, "") +
            "\n";
   if (in.cc && p.gpu_min_driver)
     out +=
         wrap(fmt::format("A {} GPU needs a driver ≥ {}{}.", plan::sm(*in.cc), p.gpu_min_driver->str(),
                          p.gpu_last_branch ? fmt::format(" and no newer than the R{} branch", *p.gpu_last_branch) : ""),
-             k_plan_width, "") +
+             o.width, "") +
         "\n";
   if (in.driver && p.driver_cuda_at_least)
     out += wrap(fmt::format("Driver {} is newer than every branch in the knowledge base (compiled {}): it supports at "
                             "least CUDA {} natively; newer CUDA it may support is not known.",
                             in.driver->str(), p.kb_date.empty() ? "undated" : visible(p.kb_date),
                             p.driver_cuda_at_least->str()),
-                k_plan_width, "") +
+                o.width, "") +
            "\n";
-  for (const auto& n : p.notes) out += wrap(visible(n), k_plan_width, "") + "\n";
+  for (const auto& n : p.notes) out += wrap(visible(n), o.width, "") + "\n";
 
   out += "\n" + paint(c, "1", "CUDA toolkits") + "\n";
   for (std::size_t i = 0; i < p.toolkits.size();) {
@@ -93,7 +93,7 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
       versions += (versions.empty() ? "" : ", ") + p.toolkits[j++].cuda.str();
     out += fmt::format(
         "  {} {}{}\n", paint(c, colour(p.toolkits[i].fit), mark(p.toolkits[i].fit)), versions,
-        p.toolkits[i].why.empty() ? "" : "\n      " + wrap(visible(p.toolkits[i].why), k_plan_width - 6, "      "));
+        p.toolkits[i].why.empty() ? "" : "\n      " + wrap(visible(p.toolkits[i].why), o.width - 6, "      "));
     i = j;
   }
 
@@ -116,14 +116,13 @@ std::string plan_text(const plan::Plan& p, const Options& o, bool all) {
                          variant_tag(*b), b->fit == Fit::no ? "  " + visible(b->why) + notes : notes);
       if (b->fit == Fit::no) continue;
       out += "      $ " + visible(b->install) + "\n";
-      if (b->fit == Fit::works_compat) out += "      " + wrap(visible(b->why), k_plan_width - 6, "      ") + "\n";
+      if (b->fit == Fit::works_compat) out += "      " + wrap(visible(b->why), o.width - 6, "      ") + "\n";
     }
   }
   if (!p.unlocks.empty()) {
     out += "\n" + paint(c, "1", "Upgrades") + "\n";
     for (const auto& u : p.unlocks)
-      out += "  " +
-             wrap(fmt::format("driver ≥ {} unlocks {}", u.driver.str(), visible(u.what)), k_plan_width - 2, "    ") +
+      out += "  " + wrap(fmt::format("driver ≥ {} unlocks {}", u.driver.str(), visible(u.what)), o.width - 2, "    ") +
              "\n";
   }
   out += "\n" + paint(c, p.headline.starts_with("No") ? "31;1" : "32", visible(p.headline)) + "\n";

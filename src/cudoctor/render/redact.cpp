@@ -21,7 +21,22 @@ struct Hit {
   const char* with = "";
 };
 
-enum class Match { token, path_prefix };
+enum class Match { token, path_prefix, host };
+
+// A host name is replaced only as a whole token: not where it is a piece of a path or of a
+// longer name ("/usr/local", "~/.venvs/gpu", "lib/"), so a host called "local" leaves paths
+// alone. A '.' after it ends a sentence only when no name character follows.
+bool host_left(std::string_view s, std::size_t pos) {
+  if (pos == 0) return true;
+  const char c = s[pos - 1];
+  return !name_char(c) && c != '/' && c != '~';
+}
+bool host_right(std::string_view s, std::size_t end) {
+  if (end == s.size()) return true;
+  const char c = s[end];
+  if (c == '.') return end + 1 == s.size() || !name_char(s[end + 1]);
+  return !name_char(c) && c != '/';
+}
 
 // Every occurrence of needle in haystack that stands on the boundaries the kind asks for.
 void find_all(std::string_view haystack, const std::string& needle, Match kind, const char* with,
@@ -29,9 +44,12 @@ void find_all(std::string_view haystack, const std::string& needle, Match kind, 
   if (needle.empty()) return;
   for (auto pos = haystack.find(needle); pos != std::string_view::npos; pos = haystack.find(needle, pos + 1)) {
     const auto end = pos + needle.size();
-    const bool left = kind == Match::path_prefix || pos == 0 || !alnum(haystack[pos - 1]);
-    const bool right =
-        end == haystack.size() || (kind == Match::token ? !alnum(haystack[end]) : !name_char(haystack[end]));
+    bool left = kind == Match::path_prefix || pos == 0 || !alnum(haystack[pos - 1]);
+    bool right = end == haystack.size() || (kind == Match::token ? !alnum(haystack[end]) : !name_char(haystack[end]));
+    if (kind == Match::host) {
+      left = host_left(haystack, pos);
+      right = host_right(haystack, end);
+    }
     if (left && right) hits.push_back({pos, needle.size(), with});
   }
 }
@@ -49,7 +67,7 @@ Secrets secrets_of(const snapshot::HostFacts& h) {
     if (n.size() >= 2 && n != "root") add(s.names, n);
   if (h.user.size() >= 2 && h.user != "root") add(s.names, h.user);
   for (const auto& home : h.private_homes)
-    if (home.size() > 1 && home != "/root") add(s.homes, home);
+    if (home.size() > 1) add(s.homes, home);
   for (const auto& name : h.host_names) add(s.hosts, util::to_lower(name));
   if (!h.hostname.empty() && h.hostname != "localhost") add(s.hosts, util::to_lower(h.hostname));
   return s;
@@ -65,7 +83,7 @@ std::string redact(std::string_view rendered, const Secrets& s) {
   for (const auto& n : s.names) find_all(rendered, n, Match::token, "<user>", hits);
   // Host names are not case-sensitive (RFC 4343); ASCII lowering keeps every byte's place.
   const auto lower = util::to_lower(rendered);
-  for (const auto& h : s.hosts) find_all(lower, util::to_lower(h), Match::token, "<host>", hits);
+  for (const auto& h : s.hosts) find_all(lower, util::to_lower(h), Match::host, "<host>", hits);
   // The first match wins; at the same place the longest (an FQDN over its short name).
   std::sort(hits.begin(), hits.end(),
             [](const Hit& a, const Hit& b) { return a.pos != b.pos ? a.pos < b.pos : a.len > b.len; });

@@ -34,21 +34,30 @@ TEST(Redact, HomesWhereAPathComponentEnds) {
 
 TEST(Redact, HostAsAWholeTokenAnyCase) {
   const auto s = alice();
-  EXPECT_EQ(redact("/srv/gpu-node-17.local/cuda-12.4", s), "/srv/<host>.local/cuda-12.4");
+  EXPECT_EQ(redact("/srv/gpu-node-17.local/cuda-12.4", s), "/srv/gpu-node-17.local/cuda-12.4") << "in a path";
+  EXPECT_EQ(redact("host gpu-node-17. alice@gpu-node-17 (gpu-node-17)", s), "host <host>. <user>@<host> (<host>)");
   EXPECT_EQ(redact("on gpu-node-17.cluster.example.org today", s), "on <host> today") << "the FQDN as one";
   EXPECT_EQ(redact("GPU-NODE-17: up", s), "<host>: up");
   EXPECT_EQ(redact("gpu-node-170 xgpu-node-17", s), "gpu-node-170 xgpu-node-17");
 }
 
-TEST(Redact, RootAndOneLetterNamesAreNotSecrets) {
+TEST(Redact, RootsHomeIsAHomeButRootAndOneLetterNamesAreWords) {
   snapshot::HostFacts h;
   h.user = "root";
   h.private_names = {"root", "a"};
   h.private_homes = {"/root", "/"};
   const auto s = secrets_of(h);
   EXPECT_TRUE(s.names.empty());
-  EXPECT_TRUE(s.homes.empty());
-  EXPECT_EQ(redact("a root /root/x", s), "a root /root/x");
+  EXPECT_EQ(redact("a root --root /root/.pyenv/versions/3.11.7 /rooted", s),
+            "a root --root <home>/.pyenv/versions/3.11.7 /rooted");
+}
+
+TEST(Redact, AHostNamedLikeADirectoryLeavesPathsAlone) {
+  snapshot::HostFacts h;
+  h.hostname = "local";
+  const auto s = secrets_of(h);
+  EXPECT_EQ(redact("CUDA 13.0.88 at /usr/local/cuda-13.0 · local · lib/ local:", s),
+            "CUDA 13.0.88 at /usr/local/cuda-13.0 · <host> · lib/ <host>:");
 }
 
 TEST(Redact, PlaceholdersAreNotMatchedAgain) {

@@ -16,10 +16,14 @@ struct Options {
   bool color = false;    // ANSI colour; the caller decides (terminal, NO_COLOR, --color)
   bool verbose = false;  // evidence under every line, details of info lines
   std::string tool_version;
+  std::size_t width = 80;  // the columns prose and evidence are wrapped at
+  bool redacted = false;   // --redact is applied to the output (markdown then does not suggest it)
 };
 
 std::string text(const report::Report& r, const Options& o);
 std::string json(const report::Report& r, const Options& o);
+// The report as JSON data (what json() writes).
+nlohmann::json report_json(const report::Report& r);
 std::string markdown(const report::Report& r, const Options& o);
 // `cudoctor tune`: the tuning findings (every one, with what it does and where it is set).
 std::string tune_text(const report::Report& r, const Options& o);
@@ -28,7 +32,6 @@ std::string tune_json(const report::Report& r);
 // `cudoctor plan`: one line per release (its best build), or every build with all.
 std::string plan_text(const plan::Plan& p, const Options& o, bool all);
 std::string plan_json(const plan::Plan& p);
-inline constexpr std::size_t k_plan_width = 100;
 
 // `cudoctor ldd`: the tree with the rule that found each library; --why for one library.
 std::string ldd_text(const ld::Tree& t, const Options& o);
@@ -50,6 +53,9 @@ std::string toolkits_text(const snapshot::ToolkitFacts& f,
 // `cudoctor env`: lines to eval in bash, zsh or fish; or a file for direnv (bash).
 std::string env_script(const plan::ShellEnv& e, const std::string& shell, const std::string& comment);
 std::string env_file(const plan::ShellEnv& e, const std::string& comment);
+// existing (an .envrc's text, "" for a new file) with cudoctor's managed block replaced by
+// block, or block appended when it has none: every other line is kept as it was.
+std::string with_env_block(const std::string& existing, const std::string& block);
 
 // `cudoctor kb`.
 std::string kb_summary(const kb::KnowledgeBase& kb, bool verbose);
@@ -66,7 +72,8 @@ std::string explain_markdown(const explain::Explanation& ex);
 // JSON as every command writes it: indented by 2, UTF-8 kept, bytes that are not UTF-8
 // replaced by U+FFFD instead of throwing, and DEL, C1 controls, the line separators and
 // the bidirectional overrides written as \u escapes so no raw control reaches a terminal.
-std::string json_text(const nlohmann::json& j);
+// indent -1: on one line.
+std::string json_text(const nlohmann::json& j, int indent = 2);
 
 // What --redact hides, gathered by the host probe: user names, home directories, host names.
 struct Secrets {
@@ -81,7 +88,11 @@ Secrets secrets_of(const snapshot::HostFacts& h);
 std::string redact(std::string_view rendered, const Secrets& s);
 std::string redact(const std::string& rendered, const report::Report& r);
 
-// Wraps text to width columns; every line after the first is indented by indent.
+// Wraps text to width columns; every line after the first is indented by indent. Columns are
+// counted in code points, and ANSI colour sequences take none.
 std::string wrap(const std::string& text, std::size_t width, const std::string& indent);
+// Text for a terminal whose character set is not UTF-8: the report's symbols as ASCII
+// (✓ +, ✗ x, · -, ← <-, → ->, ≥ >=, … ...), any other non-ASCII character as '?'.
+std::string ascii_only(std::string_view text);
 
 }  // namespace cudoctor::render

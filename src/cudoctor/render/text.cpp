@@ -47,8 +47,6 @@ const char* colour(Severity s) {
   return "0";
 }
 
-constexpr std::size_t k_width = 96;
-
 void finding(std::string& out, const Finding& f, const report::Report& r, const Options& o, const Paint& paint) {
   // Every string of a finding may hold what the machine wrote (a GPU name, a path): escaped
   // before it is wrapped and painted, so it cannot add a line or move the cursor.
@@ -64,15 +62,16 @@ void finding(std::string& out, const Finding& f, const report::Report& r, const 
                  : fmt::format(" (follows from {})", f.follows_from);
   }
   out += fmt::format("  {} {}\n", paint(colour(f.severity), symbol(f.severity)),
-                     wrap(problem ? paint("1", title) : title, k_width - 4, "    "));
+                     wrap(problem ? paint("1", title) : title, o.width - 4, "    "));
   const std::string pad = "      ";
   if (!f.detail.empty() && (problem || o.verbose))
-    out += pad + wrap(visible(f.detail), k_width - pad.size(), pad) + "\n";
+    out += pad + wrap(visible(f.detail), o.width - pad.size(), pad) + "\n";
   if (problem || o.verbose)
-    for (const auto& e : f.evidence) out += pad + paint("2", "· " + visible(e)) + "\n";
+    for (const auto& e : f.evidence)
+      out += pad + paint("2", "· " + wrap(visible(e), o.width - pad.size() - 2, pad + "  ")) + "\n";
   if (!f.fix.text.empty() || !f.fix.commands.empty()) {
     if (!f.fix.text.empty())
-      out += pad + paint("1", "fix: ") + wrap(visible(f.fix.text), k_width - pad.size() - 5, pad + "     ") + "\n";
+      out += pad + paint("1", "fix: ") + wrap(visible(f.fix.text), o.width - pad.size() - 5, pad + "     ") + "\n";
     for (const auto& c : f.fix.commands) out += pad + "  $ " + visible(c) + "\n";
   }
   for (const auto& c : f.fix.checks) out += pad + paint("1", "check: ") + "$ " + visible(c) + "\n";
@@ -87,6 +86,44 @@ void tuning(std::string& out, const report::Report& r, const Options& o, const P
     any = true;
     finding(out, f, r, o, paint);
   }
+}
+
+// Which Python environments L3 looked at: a count, and under -v each one.
+void python_envs(std::string& out, const report::Report& r, const Options& o, const Paint& paint) {
+  const auto& envs = r.snapshot.python.envs;
+  if (envs.empty()) return;
+  out += fmt::format("  {} {} Python environment{} inspected{}\n", paint("36", "·"), envs.size(),
+                     envs.size() == 1 ? "" : "s", o.verbose ? ":" : " (-v lists them)");
+  if (!o.verbose) return;
+  for (const auto& e : envs) {
+    std::string frameworks;
+    for (const auto& f : e.frameworks)
+      frameworks += (frameworks.empty() ? "" : ", ") + visible(f.name) + " " + visible(f.version);
+    out += "      " +
+           paint("2", "· " + wrap(fmt::format("{} ({}){}", visible(e.prefix), visible(e.kind),
+                                              frameworks.empty() ? "" : ": " + frameworks),
+                                  o.width - 8, "        ")) +
+           "\n";
+  }
+}
+
+// One screen's worth at the end: how many problems, and each one's title, in report order.
+void summary(std::string& out, const report::Report& r, const Options& o, const Paint& paint) {
+  std::size_t errors = 0, warnings = 0;
+  std::string lines;
+  for (const auto& f : r.findings) {
+    if (f.severity != Severity::error && f.severity != Severity::warn) continue;
+    (f.severity == Severity::error ? errors : warnings)++;
+    const auto where = rules::is_tuning(f.id) ? std::string("tuning") : std::string(rules::to_string(f.layer));
+    lines += fmt::format("  {} {} {}\n", paint(colour(f.severity), symbol(f.severity)), where,
+                         wrap(visible(f.title), o.width - 5 - where.size(), std::string(5 + where.size(), ' ')));
+  }
+  if (errors + warnings == 0) return;
+  const auto n = errors + warnings;
+  std::string counts;
+  if (errors) counts += fmt::format("{} error{}", errors, errors == 1 ? "" : "s");
+  if (warnings) counts += fmt::format("{}{} warning{}", errors ? ", " : "", warnings, warnings == 1 ? "" : "s");
+  out += paint("1", fmt::format("{} problem{} ({}):", n, n == 1 ? "" : "s", counts)) + "\n" + lines;
 }
 
 }  // namespace
@@ -118,6 +155,7 @@ std::string tune_text(const report::Report& r, const Options& o) {
 std::string text(const report::Report& r, const Options& o) {
   const Paint paint{o.color};
   const auto& h = r.snapshot.host;
+  // The header is not wrapped: a --root path is as long as the user made it.
   std::string out = paint("1", fmt::format("cudoctor {}", o.tool_version));
   out += fmt::format(
       " · {} · {}\n", h.hostname.empty() ? "?" : visible(h.hostname),
@@ -134,6 +172,7 @@ std::string text(const report::Report& r, const Options& o) {
         any = true;
       }
     if (!any) out += "  (nothing to report)\n";
+    if (layer == Layer::L3) python_envs(out, r, o, paint);
   }
   tuning(out, r, o, paint);
   std::string skipped;
@@ -144,13 +183,23 @@ std::string text(const report::Report& r, const Options& o) {
     if (!checked)
       skipped += fmt::format("{}{} {}", skipped.empty() ? "" : ", ", rules::to_string(layer), rules::layer_name(layer));
   }
-  if (!skipped.empty()) out += "\n" + paint("2", "Not inspected by this version: " + skipped + ".") + "\n";
+  const auto& why_not = r.snapshot.runtime.not_run_reason;
+  if (!skipped.empty())
+    out += "\n" +
+           paint("2", wrap(!r.snapshot.runtime.ran && !why_not.empty()
+                               ? fmt::format("{} skipped ({}).", skipped, visible(why_not))
+                               : "Not inspected by this version: " + skipped + ".",
+                           o.width, "")) +
+           "\n";
   out += "\n";
+  summary(out, r, o, paint);
   if (r.verdict.healthy)
-    out += paint("32", "✓ " + visible(r.verdict.summary)) + "\n";
+    out += paint("32", "✓ " + wrap(visible(r.verdict.summary), o.width - 2, "  ")) + "\n";
   else
-    out += paint("31;1", "✗ " + visible(r.verdict.summary)) + "\n";
-  if (!o.verbose) out += paint("2", "Run with -v for the evidence behind every line, --json for all facts.") + "\n";
+    out += paint("31;1", "✗ " + wrap(visible(r.verdict.summary), o.width - 2, "  ")) + "\n";
+  if (!o.verbose)
+    out +=
+        paint("2", wrap("Run with -v for the evidence behind every line, --json for all facts.", o.width, "")) + "\n";
   return out;
 }
 

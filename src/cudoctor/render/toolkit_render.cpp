@@ -123,4 +123,16 @@ std::string env_file(const plan::ShellEnv& e, const std::string& comment) {
   return out;
 }
 
+std::string with_env_block(const std::string& existing, const std::string& block) {
+  static const std::string k_begin =
+      "# >>> cudoctor env >>> (managed by `cudoctor env --write`; edits inside are replaced)\n";
+  static const std::string k_end = "# <<< cudoctor env <<<\n";
+  const auto managed = k_begin + block + k_end;
+  const auto b = existing.find(k_begin);
+  const auto e = b == std::string::npos ? std::string::npos : existing.find(k_end, b);
+  if (e != std::string::npos) return existing.substr(0, b) + managed + existing.substr(e + k_end.size());
+  if (existing.empty()) return managed;
+  return existing + (existing.back() == '\n' ? "\n" : "\n\n") + managed;
+}
+
 }  // namespace cudoctor::render

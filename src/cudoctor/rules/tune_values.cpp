@@ -68,21 +68,6 @@ std::string value_problem(const kb::AllocatorKey& k, std::string_view v) {
   return "";
 }
 
-std::size_t distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t prev = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const auto cur = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      prev = cur;
-    }
-  }
-  return row[b.size()];
-}
-
 }  // namespace
 
 IntReading read_int(std::string_view value) {
@@ -198,7 +183,7 @@ std::string nearest_key(const std::string& key, const kb::Settings& settings) {
   std::size_t best_d = 4;
   for (const auto& k : settings.allocator_keys) {
     if (k.key == key) continue;
-    const auto d = distance(key, k.key);
+    const auto d = util::edit_distance(key, k.key);
     if (d < best_d || (key.size() >= 6 && k.key.starts_with(key) && best.empty())) {
       best_d = std::min(d, best_d);
       best = k.key;

@@ -12,6 +12,8 @@ std::string_view trim(std::string_view s);
 std::vector<std::string_view> split(std::string_view s, char sep);
 // Splits on runs of spaces and tabs; no empty fields.
 std::vector<std::string_view> split_ws(std::string_view s);
+// Levenshtein distance: the fewest insertions, deletions and substitutions from a to b.
+std::size_t edit_distance(std::string_view a, std::string_view b);
 std::vector<std::string_view> lines(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);
 bool contains_icase(std::string_view haystack, std::string_view needle);

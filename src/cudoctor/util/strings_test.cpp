@@ -60,3 +60,17 @@ TEST(Visible, HasControlAgreesWithVisible) {
 }
 
 }  // namespace cudoctor::util
+
+namespace cudoctor::util {
+namespace {
+
+TEST(EditDistance, CountsTheFewestEdits) {
+  EXPECT_EQ(edit_distance("chek", "check"), 1u);
+  EXPECT_EQ(edit_distance("tolkits", "toolkits"), 1u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(edit_distance("max_split_size", "max_split_size_mb"), 3u);
+  EXPECT_EQ(edit_distance("plan", "plan"), 0u);
+}
+
+}  // namespace
+}  // namespace cudoctor::util
