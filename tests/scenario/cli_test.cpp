@@ -190,7 +190,8 @@ TEST(ScenarioCli, ReportWrapsAtTheWidthItIsGiven) {
   const auto widest = [](const std::string& out, std::size_t limit) {
     std::size_t w = 0;
     // The header names the --root directory, as long as the test's temporary directory is.
-    for (const auto line : util::lines(out.substr(out.find('\n') + 1))) {
+    const auto body = out.substr(out.find('\n') + 1);
+    for (const auto line : util::lines(body)) {
       const std::string l(line);
       // A line over the limit may only be one token that cannot be broken (a long path).
       const auto text = l.substr(std::min(l.find_first_not_of(" ·$"), l.size()));
