@@ -37,10 +37,19 @@ def our_pairs(tree):
             for i, o in enumerate(tree["objects"]) if i and o["rule"] != "interpreter"}
 
 def timed(cmd, env):
+    """Wall seconds of one run."""
     t0 = time.perf_counter()
-    pid = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).pid
-    _, _, ru = os.wait4(pid, 0)
-    return time.perf_counter() - t0, ru.ru_maxrss  # seconds, KiB
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - t0
+
+def peak_rss(cmd, env):
+    """Peak RSS in KiB, from GNU time, not this interpreter's wait4: a child forked from Python
+    keeps Python's own high-water mark through exec (the kernel carries the old mm's
+    hiwater_rss into the process's maxrss), so it would read as this script's size."""
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+        subprocess.run(["/usr/bin/time", "-o", rss.name, "-f", "%M", *cmd], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, env=env)
+        return int(rss.read().split()[-1])
 
 def main():
     ap = argparse.ArgumentParser()
@@ -51,17 +60,18 @@ def main():
     fs = files()
     print(f"{len(fs)} files: the CUDA 13.0 toolkit's libraries and Debian's libtorch/libc10")
 
-    ours = [timed([a.cudoctor, "ldd", "--json", *fs], env) for _ in range(a.runs)]
+    ldd = [a.cudoctor, "ldd", "--json", *fs]
+    ours = [timed(ldd, env) for _ in range(a.runs)]
     theirs = []
     for _ in range(a.runs):
         t0 = time.perf_counter()
         for f in fs:
             subprocess.run([LDSO, "--list", f], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         theirs.append(time.perf_counter() - t0)
-    t_ours = statistics.median(t for t, _ in ours)
+    t_ours = statistics.median(ours)
     t_theirs = statistics.median(theirs)
-    print(f"cudoctor ldd, one process: median {t_ours * 1000:.1f} ms [{min(t for t, _ in ours) * 1000:.1f}-"
-          f"{max(t for t, _ in ours) * 1000:.1f}], peak RSS {max(m for _, m in ours) / 1024:.1f} MiB")
+    print(f"cudoctor ldd, one process: median {t_ours * 1000:.1f} ms [{min(ours) * 1000:.1f}-"
+          f"{max(ours) * 1000:.1f}], peak RSS {peak_rss(ldd, env) / 1024:.1f} MiB")
     print(f"ld.so --list per file:     median {t_theirs * 1000:.1f} ms [{min(theirs) * 1000:.1f}-{max(theirs) * 1000:.1f}]")
     print(f"ratio: {t_theirs / t_ours:.1f}x")
 
@@ -81,8 +91,9 @@ def main():
                     calls[parts[-1]] = (int(parts[3]), errors)
             print("system calls of one run: " + ", ".join(f"{k} {n} ({e} failed)" for k, (n, e) in sorted(calls.items())))
 
-    check = [timed([a.cudoctor, "--no-runtime", "--json"], env) for _ in range(max(a.runs, 11))]
-    print(f"offline check (cudoctor --no-runtime --json): median {statistics.median(t for t, _ in check) * 1000:.1f} ms, "
-          f"peak RSS {max(m for _, m in check) / 1024:.1f} MiB")
+    offline = [a.cudoctor, "--no-runtime", "--json"]
+    check = [timed(offline, env) for _ in range(max(a.runs, 11))]
+    print(f"offline check (cudoctor --no-runtime --json): median {statistics.median(check) * 1000:.1f} ms "
+          f"[{min(check) * 1000:.1f}-{max(check) * 1000:.1f}], peak RSS {max(peak_rss(offline, env) for _ in range(3)) / 1024:.1f} MiB")
 
 main()

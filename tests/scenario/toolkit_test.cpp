@@ -177,6 +177,26 @@ TEST(ScenarioToolkitRules, StubsCudaHomeLinkAndGlobalSettings) {
             "/usr/local/cuda points to /usr/local/cuda-12.4, which does not exist");
 }
 
+// nvcc's version is read from its bytes a window at a time, each window given back when
+// searched: a banner across the edge of the second window, past a first window already
+// given back, is still read whole. This nvcc has no ELF header, so the whole file is searched.
+TEST(ScenarioToolkitRules, NvccBannerAcrossAWindowEdge) {
+  FixtureRoot r;
+  add_debian_12(r, "6.1.0-18-amd64", "gpu-node");
+  const std::string banner = "Cuda compilation tools, release 12.6, V12.6.85\nBuild cuda_12.6";
+  std::string bytes((2u << 20) - 10, 'C');  // every byte the banner's first letter
+  bytes += banner + std::string(4096, '\0');
+  r.file("/usr/local/cuda-12.6/bin/nvcc", bytes);
+  const auto c = check_root(r, {"--no-runtime"}, {{"PATH", "/usr/local/cuda-12.6/bin:/usr/bin:/bin"}});
+  ASSERT_EQ(c.report["toolkits"].size(), 1u) << c.report["toolkits"].dump();
+  const auto& t = c.report["toolkits"][0];
+  EXPECT_EQ(t["root"], "/usr/local/cuda-12.6");
+  EXPECT_EQ(t["version"], "12.6.85");
+  ASSERT_FALSE(t["witnesses"].empty());
+  EXPECT_EQ(t["witnesses"][0]["source"], "nvcc binary");
+  EXPECT_EQ(t["witnesses"][0]["version"], "12.6.85");
+}
+
 TEST(ScenarioToolkitRules, ThisMachinesToolkit) {
   if (!fs::exists("/usr/local/cuda-13.0/bin/nvcc")) GTEST_SKIP() << "no /usr/local/cuda-13.0";
   const auto run = run_cudoctor({"toolkits", "--json"});

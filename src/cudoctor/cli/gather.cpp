@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 
 #include "cudoctor/kb/kb.hpp"
 #include "cudoctor/probe/probes.hpp"
@@ -12,6 +13,20 @@
 #include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::cli {
+namespace {
+
+probe::RunTimeOpens run_time_opens() {
+  probe::RunTimeOpens out;
+  for (const auto& r : kb::builtin().runtime_opens()) {
+    if (!r.opener.empty()) out.by_library[r.opener].beside_opener = r.beside_opener;
+    auto& list = r.framework.empty() ? out.by_library[r.opener].sonames
+                                     : out.by_framework[r.framework + " " + std::to_string(r.cuda)];
+    for (const auto& l : r.libraries) list.push_back(l.soname);
+  }
+  return out;
+}
+
+}  // namespace
 
 std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const char* tool_version) {
   const auto sys = sys::make_root_sys(o.root);
@@ -48,12 +63,9 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
     popts.child_probes_off_reason =
         "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
   popts.pythons = o.pythons;
-  for (const auto& r : kb::builtin().runtime_opens()) {
-    if (!r.opener.empty()) popts.run_time_opens.by_library[r.opener].beside_opener = r.beside_opener;
-    auto& list = r.framework.empty() ? popts.run_time_opens.by_library[r.opener].sonames
-                                     : popts.run_time_opens.by_framework[r.framework + " " + std::to_string(r.cuda)];
-    for (const auto& l : r.libraries) list.push_back(l.soname);
-  }
+  // The knowledge base is parsed on a second thread while the probes read the machine; the
+  // probe waits for it where it needs the run-time model (or runs it here, without a thread).
+  popts.run_time_opens = std::async(std::launch::async | std::launch::deferred, run_time_opens).share();
   popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
   popts.compute_timeout = std::chrono::milliseconds(static_cast<long>(o.compute_timeout_s * 1000));
   auto snap = probe::gather(*sys, popts);

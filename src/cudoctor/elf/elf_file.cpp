@@ -289,7 +289,7 @@ std::string machine_name(std::uint16_t machine) {
   }
 }
 
-util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size) {
+util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size, Headers headers) {
   if (size < 16) return fail(fmt::format("not an ELF file: {} bytes", size));
   if (data[0] != 0x7f || data[1] != 'E' || data[2] != 'L' || data[3] != 'F')
     return fail(fmt::format("not an ELF file (magic {:02x} {:02x} {:02x} {:02x})", data[0], data[1], data[2], data[3]));
@@ -306,9 +306,11 @@ util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size) {
   if (!segments) return fail(segments.error());
   f.segments = std::move(*segments);
   f.interpreter = read_interpreter(r.b, f.segments);
-  auto sections = read_sections(r, *header);
-  if (!sections) return fail(sections.error());
-  f.sections = std::move(*sections);
+  if (headers == Headers::all) {
+    auto sections = read_sections(r, *header);
+    if (!sections) return fail(sections.error());
+    f.sections = std::move(*sections);
+  }
 
   const Segment* dyn = nullptr;
   for (const auto& s : f.segments)

@@ -49,9 +49,13 @@ struct ElfFile {
   const Section* section(std::string_view name) const;
 };
 
+// What parse_elf reads: everything, or what ld.so reads (the program headers and the dynamic
+// segment; the section header table, at the file's end, neither read nor checked).
+enum class Headers { all, loader };
+
 // Parses the bytes of an ELF file. Errors are user-grade: "truncated program header table",
 // "not an ELF file (magic 7f 45 4c 47)".
-util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size);
+util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size, Headers headers = Headers::all);
 
 std::string machine_name(std::uint16_t machine);
 

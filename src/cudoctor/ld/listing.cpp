@@ -1,27 +1,44 @@
-// The directories a search looks in, each listed once per resolver.
+// The directories a search looks in: each stat-ed once, and listed once it has been asked
+// about often enough that one listing costs less than the stats it saves.
+#include <algorithm>
+
 #include "cudoctor/ld/resolver.hpp"
 
 namespace cudoctor::ld {
+namespace {
 
-const Resolver::Listing& Resolver::listing(const std::string& dir) {
+// A few lookups in a directory of thousands of entries (a check's libcuda.so.1 in
+// /usr/lib/x86_64-linux-gnu) are cheaper as stats; ldd's hundreds, as one listing.
+constexpr int k_list_after = 32;
+
+}  // namespace
+
+Resolver::Listing& Resolver::listing(const std::string& dir) {
   if (const auto it = m_listings.find(dir); it != m_listings.end()) return it->second;
   Listing l;
-  if (auto names = m_sys.list_dir(dir)) {
-    l.dir = l.listed = true;
-    l.names.insert(names->begin(), names->end());
-  } else {
-    l.dir = m_sys.stat(dir).type == sys::FileType::directory;
-  }
+  l.dir = m_sys.stat(dir).type == sys::FileType::directory;
   return m_listings.emplace(dir, std::move(l)).first->second;
 }
 
 bool Resolver::may_exist(const std::string& dir, const std::string& name) {
-  const auto& l = listing(dir);
+  auto& l = listing(dir);
   if (!l.dir) return false;
-  if (l.listed && !l.names.contains(name)) return false;
-  // Listed (or not listable): a stat settles it, so a dangling link is passed over as
-  // ld.so's failing open passes over it.
-  return m_sys.stat(dir + "/" + name).type != sys::FileType::missing;
+  if (const auto it = l.known.find(name); it != l.known.end()) return it->second;
+  if (!l.listed && !l.unlistable && ++l.asked > k_list_after) {
+    if (auto names = m_sys.list_dir(dir)) {
+      l.names = std::move(names).value();
+      if (!std::is_sorted(l.names.begin(), l.names.end())) std::sort(l.names.begin(), l.names.end());
+      l.listed = true;
+    } else {
+      l.unlistable = true;  // execute-only: searched by stat
+    }
+  }
+  // Listed or not, a stat settles it, so a dangling link is passed over as ld.so's failing
+  // open passes over it.
+  const bool there = (!l.listed || std::binary_search(l.names.begin(), l.names.end(), name)) &&
+                     m_sys.stat(dir + "/" + name).type != sys::FileType::missing;
+  l.known.emplace(name, there);
+  return there;
 }
 
 }  // namespace cudoctor::ld

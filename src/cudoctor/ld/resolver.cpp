@@ -47,7 +47,7 @@ const Resolver::Loaded& Resolver::read(const std::string& path) {
   if (!blob) {
     l.error = blob.error();
   } else {
-    auto e = elf::parse_elf((*blob)->data(), (*blob)->size());
+    auto e = elf::parse_elf((*blob)->data(), (*blob)->size(), elf::Headers::loader);
     if ((*blob)->shrank())
       l.error = path + ": changed while it was read (the file shrank)";
     else if (e)

@@ -94,14 +94,18 @@ class Resolver {
   std::optional<std::string> search_dirs(const std::string& name, const std::vector<std::string>& dirs,
                                          const elf::ElfFile& main, Lookup& trail);
   std::vector<std::string> expand(const std::string& list, const Object& owner) const;
-  // A directory's entries, read once per resolver: a search then asks the listing instead of
-  // stat-ing every candidate (one ldd of a CUDA library made thousands of failing stats).
+  // A directory searched: stat-ed once; its entries read once it is asked about often (see
+  // listing.cpp), so that a search asks the listing instead of stat-ing every candidate (one
+  // ldd of a CUDA library made thousands of failing stats).
   struct Listing {
-    bool dir = false;     // it is a directory
-    bool listed = false;  // and could be read; one that cannot (execute-only) is searched by stat
-    std::set<std::string, std::less<>> names;
+    bool dir = false;                                // it is a directory
+    bool listed = false;                             // names holds its entries
+    bool unlistable = false;                         // it could not be read (execute-only): searched by stat
+    int asked = 0;                                   // names looked up so far
+    std::map<std::string, bool, std::less<>> known;  // each name's answer, once found
+    std::vector<std::string> names;                  // sorted
   };
-  const Listing& listing(const std::string& dir);
+  Listing& listing(const std::string& dir);
   // Whether dir/name may exist: the listing says no for certain, else a stat decides.
   bool may_exist(const std::string& dir, const std::string& name);
   // load()'s steps: the root and its interpreter; one DT_NEEDED name of requester, returning

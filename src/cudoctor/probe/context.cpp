@@ -39,13 +39,15 @@ std::optional<std::string> Context::read_optional(const std::string& path, std::
 }
 
 std::optional<std::vector<std::string>> Context::list_optional(const std::string& path) {
-  if (absent(m_sys, path)) return std::nullopt;
-  auto r = m_sys.list_dir(path);
-  if (!r) {
-    unreadable(path, reason_of(path, r.error()));
-    return std::nullopt;
+  if (const auto it = m_listings.find(path); it != m_listings.end()) return it->second;
+  std::optional<std::vector<std::string>> names;
+  if (!absent(m_sys, path)) {
+    if (auto r = m_sys.list_dir(path))
+      names = std::move(r).value();
+    else
+      unreadable(path, reason_of(path, r.error()));
   }
-  return std::move(r).value();
+  return m_listings.emplace(path, std::move(names)).first->second;
 }
 
 std::shared_ptr<const sys::Blob> Context::map_optional(const std::string& path) {
@@ -56,6 +58,18 @@ std::shared_ptr<const sys::Blob> Context::map_optional(const std::string& path) 
     return nullptr;
   }
   return std::move(r).value();
+}
+
+const RunTimeOpens& Context::run_time_opens() const {
+  static const RunTimeOpens none;
+  return m_options.run_time_opens.valid() ? m_options.run_time_opens.get() : none;
+}
+
+ld::Resolver& Context::resolver() {
+  if (!m_resolver)
+    m_resolver =
+        std::make_unique<ld::Resolver>(m_sys, ld::discover_config(m_sys, m_sys.env("LD_LIBRARY_PATH").value_or("")));
+  return *m_resolver;
 }
 
 std::optional<std::string> Context::read_quiet(const std::string& path, std::size_t max_bytes) {

@@ -2,12 +2,14 @@
 // What every probe is given: the Sys door, the options, and a place to record fact sources
 // that exist but could not be read or parsed.
 #include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cudoctor/ld/resolver.hpp"
 #include "cudoctor/snapshot/snapshot.hpp"
 #include "cudoctor/sys/sys.hpp"
 
@@ -33,7 +35,9 @@ struct Options {
   std::string child_probes_off_reason;               // why not, said in the report ("--no-runtime")
   std::vector<std::string> pythons;                  // --python: interpreters to inspect too
   bool deep = false;                                 // check --deep: ask each framework in its interpreter
-  RunTimeOpens run_time_opens;                       // resolved for each framework found
+  // Resolved for each framework found. The caller may still be computing it (the knowledge
+  // base is parsed on a second thread while the probes read the machine); none when not valid.
+  std::shared_future<RunTimeOpens> run_time_opens;
 };
 
 class Context {
@@ -57,6 +61,13 @@ class Context {
   // process): nullopt on any failure, nothing recorded.
   std::optional<std::string> read_quiet(const std::string& path, std::size_t max_bytes = 1 << 20);
 
+  // The run-time model of Options, waited for if it is still being computed.
+  const RunTimeOpens& run_time_opens() const;
+
+  // The loader's search with this root's LD_LIBRARY_PATH, one for every probe: each directory
+  // is listed and each ELF file read once per run, not once per probe.
+  ld::Resolver& resolver();
+
   // True when path has been recorded as unreadable.
   bool is_unreadable(const std::string& path) const;
   std::vector<snapshot::Unreadable> take_unreadable() { return std::move(m_unreadable); }
@@ -65,6 +76,9 @@ class Context {
   const sys::Sys& m_sys;
   Options m_options;
   std::vector<snapshot::Unreadable> m_unreadable;
+  std::unique_ptr<ld::Resolver> m_resolver;
+  // Each directory is listed once per run, however many probes ask.
+  std::map<std::string, std::optional<std::vector<std::string>>, std::less<>> m_listings;
 };
 
 }  // namespace cudoctor::probe

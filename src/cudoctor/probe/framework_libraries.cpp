@@ -44,7 +44,7 @@ snapshot::FrameworkLibrary library_entry(Context& ctx, const std::string& site, 
 // The sonames the framework's GPU library opens at run time, by the model the caller gave:
 // for its name and CUDA major, "{cudnn}" replaced by the cuDNN major its build names.
 std::vector<std::string> framework_opens(const Context& ctx, const Framework& fw) {
-  const auto& by = ctx.options().run_time_opens.by_framework;
+  const auto& by = ctx.run_time_opens().by_framework;
   const auto it = by.find(fw.name + " " + std::to_string(std::atoi(fw.cuda.c_str())));
   if (it == by.end()) return {};
   const int cudnn = std::atoi(fw.cudnn.c_str());
@@ -95,7 +95,7 @@ void open_one(Context& ctx, ld::Resolver& resolver, const ld::Tree& tree, int re
 // library's, then what each library loaded opens itself (cuDNN its sub-libraries), once each.
 void collect_dlopened(Context& ctx, ld::Resolver& resolver, const ld::Tree& tree, const std::string& site,
                       Framework& fw) {
-  const auto& by_library = ctx.options().run_time_opens.by_library;
+  const auto& by_library = ctx.run_time_opens().by_library;
   std::vector<std::pair<std::string, std::string>> opened;  // (soname, path) found by dlopen
   for (const auto& soname : framework_opens(ctx, fw)) open_one(ctx, resolver, tree, 0, site, soname, false, fw, opened);
   // Openers in the tree are searched from their place in it; those dlopen found, from their own.

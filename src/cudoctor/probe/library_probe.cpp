@@ -192,14 +192,13 @@ snapshot::DriverLibrary find_library(Context& ctx, ld::Resolver& resolver, const
 }  // namespace
 
 std::vector<snapshot::DriverLibrary> probe_driver_libraries(Context& ctx, const snapshot::HostFacts&) {
-  const auto& sys = ctx.sys();
-  ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
+  auto& resolver = ctx.resolver();
   return {find_library(ctx, resolver, "libcuda.so.1"), find_library(ctx, resolver, "libnvidia-ml.so.1")};
 }
 
 void probe_unversioned_libcuda(Context& ctx, snapshot::DriverFacts& driver) {
   const auto& sys = ctx.sys();
-  ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
+  auto& resolver = ctx.resolver();
   driver.libcuda_unversioned = find_library(ctx, resolver, "libcuda.so");
   for (const auto& l : driver.libraries)
     if (l.soname == "libcuda.so.1" && !l.path.empty())

@@ -173,7 +173,7 @@ snapshot::PythonFacts probe_python(Context& ctx, const std::vector<std::string>&
   snapshot::PythonFacts facts;
   const auto cands = candidates(ctx, facts, given);
   const auto home = sys.env("HOME").value_or("");
-  ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
+  auto& resolver = ctx.resolver();
   // Each candidate's canonical prefix is computed once; an environment found again (a link,
   // another list naming it) only gains a found_by.
   std::unordered_map<std::string, std::size_t> by_real;

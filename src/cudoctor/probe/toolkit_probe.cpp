@@ -6,6 +6,7 @@
 #include <functional>
 #include <regex>
 
+#include "cudoctor/elf/elf_file.hpp"
 #include "cudoctor/ld/resolver.hpp"
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/sys/paths.hpp"
@@ -75,12 +76,28 @@ std::string nvcc_embedded_version(Context& ctx, const std::string& nvcc) {
   const auto blob = ctx.map_optional(nvcc);
   if (!blob) return "";
   const std::string_view bytes(reinterpret_cast<const char*>(blob->data()), blob->size());
+  // The banner is a constant string: in .rodata (2.5 of nvcc 13.0's 30 MB) when the section
+  // headers say where that is, else anywhere in the file.
+  std::size_t begin = 0, end = bytes.size();
+  if (const auto elf = elf::parse_elf(blob->data(), blob->size()))
+    if (const auto* s = elf->section(".rodata"); s && s->offset <= bytes.size() && s->size <= bytes.size() - s->offset)
+      begin = s->offset, end = s->offset + s->size;
   constexpr std::string_view k_banner = "Cuda compilation tools, release ";
-  // Boyer-Moore-Horspool: nvcc is some 30 MB, and find() stops at every 'C' of it.
-  const auto hit =
-      std::search(bytes.begin(), bytes.end(), std::boyer_moore_horspool_searcher(k_banner.begin(), k_banner.end()));
-  if (hit == bytes.end()) return "";
-  const auto at = static_cast<std::size_t>(hit - bytes.begin());
+  // Boyer-Moore-Horspool (find() stops at every 'C'), a window at a time, each window given
+  // back when searched: the scan holds 1 MiB of the file in memory, not all of it.
+  const std::boyer_moore_horspool_searcher searcher(k_banner.begin(), k_banner.end());
+  constexpr std::size_t k_window = 1 << 20;
+  std::size_t at = std::string_view::npos;
+  for (std::size_t from = begin; from < end && at == std::string_view::npos;) {
+    const auto to = std::min(end, from + k_window + k_banner.size() - 1);
+    const auto window = bytes.substr(from, to - from);
+    if (const auto hit = std::search(window.begin(), window.end(), searcher); hit != window.end())
+      at = from + static_cast<std::size_t>(hit - window.begin());
+    else
+      blob->release(from, k_window);
+    from += k_window;
+  }
+  if (at == std::string_view::npos) return "";
   const auto tail = bytes.substr(at + k_banner.size(), 64);
   const auto v = tail.find(", V");
   if (v == std::string_view::npos) return "";
@@ -268,8 +285,7 @@ void add_conda_envs(Candidates& cands) {
 
 // What the loader picks for each toolkit major's runtime.
 void pick_runtimes(Context& ctx, snapshot::ToolkitFacts& f) {
-  const auto& sys = ctx.sys();
-  ld::Resolver resolver(sys, ld::discover_config(sys, sys.env("LD_LIBRARY_PATH").value_or("")));
+  auto& resolver = ctx.resolver();
   std::vector<int> majors;
   for (const auto& t : f.toolkits)
     if (const auto v = util::Version::parse(t.version);

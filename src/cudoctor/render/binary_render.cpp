@@ -180,26 +180,43 @@ std::string ldd_why(const ld::Tree& t, const std::string& lib) {
 }
 
 nlohmann::json ldd_json(const ld::Tree& t) {
+  // Built in place and moved: an initializer list copies every value it holds, and a run over
+  // a toolkit's libraries writes close to a megabyte of these.
   nlohmann::json objs = nlohmann::json::array();
   for (const auto& o : t.objects) {
     nlohmann::json rejected = nlohmann::json::array();
-    for (const auto& r : o.lookup.rejected) rejected.push_back({{"path", r.path}, {"why", r.why}});
+    for (const auto& r : o.lookup.rejected) {
+      nlohmann::json one = nlohmann::json::object();
+      one["path"] = r.path;
+      one["why"] = r.why;
+      rejected.push_back(std::move(one));
+    }
     nlohmann::json needs = nlohmann::json::array();
-    for (const auto& [name, idx] : o.needs) needs.push_back({{"name", name}, {"object", idx}});
-    objs.push_back({{"name", o.name},
-                    {"path", o.found ? nlohmann::json(o.path) : nlohmann::json(nullptr)},
-                    {"soname", o.soname},
-                    {"found", o.found},
-                    {"rule", ld::to_string(o.lookup.rule)},
-                    {"detail", o.lookup.detail},
-                    {"searched", o.lookup.searched},
-                    {"rejected", rejected},
-                    {"parent", o.parent},
-                    {"needs", needs},
-                    {"missing_versions", o.missing_versions},
-                    {"error", o.error}});
+    for (const auto& [name, idx] : o.needs) {
+      nlohmann::json one = nlohmann::json::object();
+      one["name"] = name;
+      one["object"] = idx;
+      needs.push_back(std::move(one));
+    }
+    nlohmann::json obj = nlohmann::json::object();
+    obj["name"] = o.name;
+    obj["path"] = o.found ? nlohmann::json(o.path) : nlohmann::json(nullptr);
+    obj["soname"] = o.soname;
+    obj["found"] = o.found;
+    obj["rule"] = ld::to_string(o.lookup.rule);
+    obj["detail"] = o.lookup.detail;
+    obj["searched"] = o.lookup.searched;
+    obj["rejected"] = std::move(rejected);
+    obj["parent"] = o.parent;
+    obj["needs"] = std::move(needs);
+    obj["missing_versions"] = o.missing_versions;
+    obj["error"] = o.error;
+    objs.push_back(std::move(obj));
   }
-  return {{"file", t.objects[0].path}, {"objects", objs}};
+  nlohmann::json out = nlohmann::json::object();
+  out["file"] = t.objects[0].path;
+  out["objects"] = std::move(objs);
+  return out;
 }
 
 std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb,

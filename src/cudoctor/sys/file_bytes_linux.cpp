@@ -1,6 +1,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +25,13 @@ class MappedBlob final : public Blob {
   std::size_t size() const override { return m_n; }
   bool shrank() const override { return mapping_shrank(m_slot); }
   bool guarded() const { return m_slot >= 0; }
+  void release(std::size_t offset, std::size_t n) const override {
+    // Whole pages inside the range only: a page shared with bytes still in use stays.
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = (offset + page - 1) / page * page;
+    const auto end = std::min(offset + n, m_n) / page * page;
+    if (end > begin) ::madvise(static_cast<char*>(m_p) + begin, end - begin, MADV_DONTNEED);
+  }
 
  private:
   void* m_p;

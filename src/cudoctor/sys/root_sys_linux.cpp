@@ -305,8 +305,37 @@ class RootSys final : public Sys {
     return o.fd.release();
   }
 
+  // The live answer from the directory's memoised one: an lstat of the last component (a
+  // readlink if a link), not realpath's readlink of every component (1,900 for a toolkit's
+  // libraries). nullopt leaves the path to realpath: "." or ".." in it or in a link (realpath
+  // takes ".." after the links, as the kernel does), anything missing, a long chain of links.
+  std::optional<std::string> live_canonical(const std::string& path, int depth) const {
+    const auto plain = [](std::string_view p) {
+      return !p.empty() && p.back() != '/' && p.find("//") == std::string_view::npos &&
+             p.find("/.") == std::string_view::npos && !p.starts_with(".");
+    };
+    if (depth > 8 || path.size() < 2 || path.front() != '/' || !plain(path)) return std::nullopt;
+    const auto slash = path.rfind('/');
+    const auto real_dir = canonical(slash == 0 ? std::string("/") : path.substr(0, slash));
+    if (!real_dir) return std::nullopt;
+    const auto candidate = join(*real_dir, path.substr(slash + 1));
+    struct stat st {};
+    if (::lstat(candidate.c_str(), &st) != 0) return std::nullopt;
+    if (!S_ISLNK(st.st_mode)) return candidate;
+    char buf[PATH_MAX];
+    const auto n = ::readlink(candidate.c_str(), buf, sizeof buf);
+    if (n <= 0 || static_cast<std::size_t>(n) >= sizeof buf) return std::nullopt;
+    const std::string target(buf, static_cast<std::size_t>(n));
+    if (!plain(target)) return std::nullopt;
+    const auto next = target.front() == '/' ? target : join(*real_dir, target);
+    if (std::lock_guard lock(m_memo_mutex); m_memo.count(next))
+      return m_memo.at(next) ? std::optional<std::string>(*m_memo.at(next)) : std::nullopt;
+    return live_canonical(next, depth + 1);
+  }
+
   util::Result<std::string> canonical_uncached(const std::string& path) const {
     if (is_live()) {
+      if (auto fast = live_canonical(path, 0)) return *fast;
       char buf[PATH_MAX];
       if (::realpath(path.c_str(), buf)) return std::string(buf);
       if (errno == ELOOP) return util::error(path + ": too many levels of symbolic links");

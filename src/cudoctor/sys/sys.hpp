@@ -24,6 +24,10 @@ class Blob {
   // True when the file shrank while it was mapped: the pages past its new end read as
   // zeros instead of raising SIGBUS, and what was parsed from them is not to be trusted.
   virtual bool shrank() const { return false; }
+  // The caller is done with bytes [offset, offset + n): a mapping gives their pages back, so
+  // that scanning a large file in windows keeps only a window resident. Reading them again
+  // is still allowed (the pages come back from the file).
+  virtual void release(std::size_t /*offset*/, std::size_t /*n*/) const {}
 };
 
 enum class FileType { missing, regular, directory, symlink, char_device, block_device, fifo, socket, other };
