@@ -24,8 +24,7 @@ int run_check(const Options& all) {
     out = render::markdown(rep, ropts);
   else
     out = render::text(rep, ropts);
-  if (o.redact) out = render::redact(out, rep);
-  return emit(for_terminal(o, std::move(out)), report::exit_code(rep));
+  return emit(finished(o, rep, std::move(out)), report::exit_code(rep));
 }
 
 }  // namespace cudoctor::cli

@@ -28,13 +28,6 @@ int run_completion(const Options& o);
 namespace {
 
 constexpr std::string_view k_all = "Output Machine Probe";
-constexpr std::string_view k_machine_env =
-    "PATH\tpython3, nvcc and the toolkits it selects\n"
-    "LD_LIBRARY_PATH\tthe loader's search, as ld.so reads it\n"
-    "CUDA_HOME, CUDA_PATH\tthe toolkit they select\n"
-    "CUDA_VISIBLE_DEVICES\twhich GPUs CUDA programs see\n"
-    "VIRTUAL_ENV, CONDA_PREFIX, PYENV_ROOT\tthe Python environments inspected\n";
-
 const Command k_commands[] = {
     {"check", "Check the whole chain (the default)", nullptr, run_check, "Output Machine Probe Check",
      "cudoctor\tcheck this machine, bottom-up, and name the lowest broken link\n"

@@ -171,8 +171,8 @@ int run_explain(const Options& all) {
     out = render::explain_markdown(ex);
   else
     out = render::explain_text(ex, ropts);
-  if (o.redact && machine) out = render::redact(out, *machine);
-  return emit(for_terminal(o, std::move(out)), ex.causes.empty() ? 1 : 0);
+  out = machine ? finished(o, *machine, std::move(out)) : finished(o, std::move(out));
+  return emit(out, ex.causes.empty() ? 1 : 0);
 }
 
 }  // namespace cudoctor::cli

@@ -63,9 +63,14 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
     popts.child_probes_off_reason =
         "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
   popts.pythons = o.pythons;
-  // The knowledge base is parsed on a second thread while the probes read the machine; the
-  // probe waits for it where it needs the run-time model (or runs it here, without a thread).
-  popts.run_time_opens = std::async(std::launch::async | std::launch::deferred, run_time_opens).share();
+  // Without child processes the knowledge base is parsed on a second thread while the probes
+  // read the machine, and the probe waits for it where it needs the run-time model. With
+  // them it is parsed where it is first needed: no other thread may be alive (even exiting)
+  // when a child is forked, and the children take far longer than the parse anyway.
+  popts.run_time_opens =
+      std::async(popts.child_probes ? std::launch::deferred : std::launch::async | std::launch::deferred,
+                 run_time_opens)
+          .share();
   popts.timeout = std::chrono::milliseconds(static_cast<long>(o.timeout_s * 1000));
   popts.compute_timeout = std::chrono::milliseconds(static_cast<long>(o.compute_timeout_s * 1000));
   auto snap = probe::gather(*sys, popts);

@@ -70,11 +70,8 @@ void option_lines(std::string& out, const std::vector<OptionDoc>& opts, std::siz
 
 // Lines "A\tB" as "  A  B", B wrapped; A alone on its line when it is long (a command line).
 void pairs(std::string& out, std::string_view lines, std::size_t width, std::size_t column) {
-  for (const auto line : util::split(lines, '\n')) {
-    if (line.empty()) continue;
-    const auto tab = line.find('\t');
-    const auto a = std::string(line.substr(0, tab));
-    const auto b = tab == std::string_view::npos ? std::string() : std::string(line.substr(tab + 1));
+  for (const auto& [av, bv] : split_pairs(lines)) {
+    const std::string a(av), b(bv);
     const auto text = render::wrap(b, width > column + 20 ? width - column : 20, std::string(column, ' '));
     if (a.size() + 4 > column)
       out += "  " + a + (b.empty() ? "" : "\n" + std::string(column, ' ') + text) + "\n";
@@ -83,13 +80,17 @@ void pairs(std::string& out, std::string_view lines, std::size_t width, std::siz
   }
 }
 
-constexpr std::string_view k_display_env =
-    "NO_COLOR\tany value turns colour off (no-color.org)\n"
-    "TERM\tdumb turns colour off\n"
-    "COLUMNS\tthe width text is wrapped at (else the terminal's, else 80; at most 100)\n"
-    "LC_ALL, LC_CTYPE, LANG\ta character set other than UTF-8 gives ASCII symbols\n";
-
 }  // namespace
+
+std::vector<std::pair<std::string_view, std::string_view>> split_pairs(std::string_view lines) {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for (const auto line : util::split(lines, '\n')) {
+    if (line.empty()) continue;
+    const auto tab = line.find('\t');
+    out.emplace_back(line.substr(0, tab), tab == std::string_view::npos ? std::string_view() : line.substr(tab + 1));
+  }
+  return out;
+}
 
 std::string OptionDoc::completes() const {
   if (!values.empty()) return "choices";
@@ -158,9 +159,7 @@ std::string help_text(const CLI::App& root, const Command* command, std::size_t 
           "knowledge base's date\n",
           width, 30);
     out += "\nExit codes:\n";
-    pairs(out,
-          "0\tnothing broken\n1\ta problem found (each command says which)\n2\ta usage error or unreadable input\n",
-          width, 6);
+    pairs(out, k_exit_codes, width, 6);
     out += "\nEnvironment:\n";
     pairs(out, k_display_env, width, 30);
     out += "\n" +

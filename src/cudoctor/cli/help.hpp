@@ -3,6 +3,7 @@
 // the CLI11 parser main builds from it: what they list is what the parser accepts.
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cudoctor/cli/commands.hpp"
@@ -39,6 +40,10 @@ std::string help_text(const CLI::App& root, const Command* command, std::size_t 
 std::string man_page(const CLI::App& root, std::string_view date);
 // Completion code for bash, zsh or fish; "" for another shell.
 std::string completion_script(const CLI::App& root, std::string_view shell);
+
+// Lines "A\tB" (examples, exit codes, environment) as (A, B); B is "" on a line without a
+// tab, and empty lines are skipped. Views into lines.
+std::vector<std::pair<std::string_view, std::string_view>> split_pairs(std::string_view lines);
 
 // The candidate nearest to word by edit distance, when near enough to be a slip of the
 // fingers (at most a third of its length, at least one edit); "" when none is.

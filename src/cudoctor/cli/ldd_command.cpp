@@ -62,7 +62,7 @@ int run_ldd(const Options& all) {
     fmt::print(stderr, "cudoctor ldd: {} is not among the libraries loaded\n", visible(l.why));
     return 1;
   }
-  return emit(redacted(o, *sys, out), rc);
+  return emit(finished(o, out), rc);
 }
 
 }  // namespace cudoctor::cli

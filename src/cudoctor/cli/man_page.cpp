@@ -41,13 +41,8 @@ void options(std::string& out, const std::vector<OptionDoc>& opts) {
 
 // Lines "A\tB" as tagged paragraphs; command lines in bold.
 void pairs(std::string& out, std::string_view lines, bool bold) {
-  for (const auto line : util::split(lines, '\n')) {
-    if (line.empty()) continue;
-    const auto tab = line.find('\t');
-    const auto a = line.substr(0, tab);
-    const auto b = tab == std::string_view::npos ? std::string_view() : line.substr(tab + 1);
+  for (const auto& [a, b] : split_pairs(lines))
     out += fmt::format(".TP\n{}{}{}\n{}\n", bold ? "\\fB" : "", roff(a), bold ? "\\fR" : "", roff(b));
-  }
 }
 
 }  // namespace
@@ -104,20 +99,9 @@ std::string man_page(const CLI::App& root, std::string_view date) {
       ".SS \"Other options\"\n.TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nHelp; after a command, that command's.\n"
       ".TP\n\\fB\\-\\-version\\fR\nThe version, the commit and the knowledge base's date.\n";
   out += ".SH EXIT STATUS\n";
-  pairs(out,
-        "0\tNothing broken.\n1\tA problem found (each command above says which).\n2\tA usage error or unreadable "
-        "input.\n",
-        false);
+  pairs(out, k_exit_codes, false);
   out += ".SH ENVIRONMENT\n";
-  pairs(out,
-        "PATH, LD_LIBRARY_PATH\tRead as the shell and the loader read them.\n"
-        "CUDA_HOME, CUDA_PATH\tThe toolkit they select.\n"
-        "CUDA_VISIBLE_DEVICES\tWhich GPUs CUDA programs see.\n"
-        "VIRTUAL_ENV, CONDA_PREFIX, PYENV_ROOT\tThe Python environments inspected.\n"
-        "NO_COLOR\tAny value turns colour off (no-color.org).\n"
-        "COLUMNS\tThe width text is wrapped at (else the terminal's, else 80; at most 100).\n"
-        "LC_ALL, LC_CTYPE, LANG\tA character set other than UTF-8 gives ASCII symbols.\n",
-        false);
+  pairs(out, std::string(k_machine_env) + std::string(k_display_env), false);
   out += ".SH FILES\n";
   pairs(out,
         "/sys/bus/pci/devices\tThe GPUs, their links and power states.\n"

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "cudoctor/probe/probes.hpp"
+#include "cudoctor/sys/root_sys.hpp"
 
 namespace cudoctor::cli {
 
@@ -41,8 +42,14 @@ render::Secrets secrets(const sys::Sys& sys) {
   return render::secrets_of(probe::probe_host(ctx));
 }
 
-std::string redacted(const CommonOptions& o, const sys::Sys& sys, std::string out) {
-  return for_terminal(o, o.redact ? render::redact(std::string_view(out), secrets(sys)) : std::move(out));
+std::string finished(const CommonOptions& o, std::string out) {
+  if (o.redact) out = render::redact(std::string_view(out), secrets(*sys::make_root_sys(o.root)));
+  return for_terminal(o, std::move(out));
+}
+
+std::string finished(const CommonOptions& o, const report::Report& rep, std::string out) {
+  if (o.redact) out = render::redact(out, rep);
+  return for_terminal(o, std::move(out));
 }
 
 render::Options render_options(const CommonOptions& o) {

@@ -5,6 +5,7 @@
 
 #include "cudoctor/cli/options.hpp"
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/report/report.hpp"
 #include "cudoctor/sys/sys.hpp"
 
 namespace cudoctor::cli {
@@ -17,9 +18,11 @@ int emit(const std::string& out, int rc);
 std::string write_file(const std::string& path, const std::string& text);
 // The user names, homes and host names of the machine sys examines, for --redact.
 render::Secrets secrets(const sys::Sys& sys);
-// out as it is written: the secrets replaced when --redact was given, and for_terminal's
-// ASCII where the locale needs it.
-std::string redacted(const CommonOptions& o, const sys::Sys& sys, std::string out);
+// What a command writes, finished for writing: with --redact the secrets replaced (those of
+// the report's machine, or of the --root the options name), then for_terminal's ASCII where
+// the locale needs it. Every command's output goes through one of these.
+std::string finished(const CommonOptions& o, std::string out);
+std::string finished(const CommonOptions& o, const report::Report& rep, std::string out);
 
 // The renderers' options for these flags and this terminal: colour, -v, the width to wrap at.
 render::Options render_options(const CommonOptions& o);

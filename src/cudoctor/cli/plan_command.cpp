@@ -11,7 +11,6 @@
 #include "cudoctor/plan/framework_arg.hpp"
 #include "cudoctor/plan/plan.hpp"
 #include "cudoctor/render/render.hpp"
-#include "cudoctor/sys/root_sys.hpp"
 #include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::cli {
@@ -87,9 +86,7 @@ int run_plan(const Options& all) {
   const auto ropts = render_options(o);
   const auto out = o.effective_format() == "json" ? render::plan_json(p) : render::plan_text(p, ropts, po.all);
   const int rc = plan::runs_any(p) ? 0 : 1;
-  if (!o.redact) return emit(for_terminal(o, out), rc);
-  const auto sys = sys::make_root_sys(o.root);
-  return emit(redacted(o, *sys, out), rc);
+  return emit(finished(o, out), rc);
 }
 
 }  // namespace cudoctor::cli

@@ -14,13 +14,13 @@ int run_toolkits(const Options& all) {
   const auto sys = sys::make_root_sys(o.root);
   const auto f = gather_toolkits(o, *sys);
   if (!f) return 2;
-  if (o.effective_format() == "json") return emit(redacted(o, *sys, render::json_text(nlohmann::json(*f))), 0);
+  if (o.effective_format() == "json") return emit(finished(o, render::json_text(nlohmann::json(*f))), 0);
   const auto selectors = plan::toolkit_selectors(*f, [&](const std::string& p) -> std::optional<std::string> {
     auto c = sys->canonical(p);
     if (!c) return std::nullopt;
     return std::move(c).value();
   });
-  return emit(redacted(o, *sys, render::toolkits_text(*f, selectors)), 0);
+  return emit(finished(o, render::toolkits_text(*f, selectors)), 0);
 }
 
 }  // namespace cudoctor::cli

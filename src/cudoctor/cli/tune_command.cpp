@@ -18,8 +18,7 @@ int run_tune(const Options& all) {
   const auto ropts = render_options(o);
   const auto format = o.effective_format();
   std::string out = format == "json" ? render::tune_json(rep) : render::tune_text(rep, ropts);
-  if (o.redact) out = render::redact(out, rep);
-  return emit(for_terminal(o, std::move(out)), report::tuning_warnings(rep) > 0 ? 1 : 0);
+  return emit(finished(o, rep, std::move(out)), report::tuning_warnings(rep) > 0 ? 1 : 0);
 }
 
 }  // namespace cudoctor::cli

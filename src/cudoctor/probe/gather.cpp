@@ -29,8 +29,6 @@ snapshot::Snapshot gather(const sys::Sys& sys, const Options& options) {
   snap.toolkit = probe_toolkits(ctx);
   snap.python = probe_python(ctx, options.pythons);
   snap.settings = probe_settings(ctx, snap.python);
-  // No other thread may run when the children are forked: the caller's is joined first.
-  ctx.run_time_opens();
   probe_runtime(ctx, snap);  // NVML (L1) with the L4 and L5 children: they run at once
   if (options.deep) probe_deep(ctx, snap.python);
 

@@ -44,8 +44,8 @@ std::string markdown(const report::Report& r, const Options& o) {
         fmt::format("| {} {} | {} | {}{} |\n", rules::to_string(f.layer), rules::layer_name(f.layer), mark(f.severity),
                     cell(f.title), f.follows_from.empty() ? "" : fmt::format(" ↳ follows from `{}`", f.follows_from));
   bool header = false;
-  for (const auto& f : r.findings) {
-    if (f.severity != rules::Severity::error && f.severity != rules::Severity::warn) continue;
+  for (const auto* p : report::problems(r)) {
+    const auto& f = *p;
     if (!header) out += "\n### Problems\n";
     header = true;
     out +=

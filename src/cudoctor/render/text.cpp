@@ -50,7 +50,7 @@ const char* colour(Severity s) {
 void finding(std::string& out, const Finding& f, const report::Report& r, const Options& o, const Paint& paint) {
   // Every string of a finding may hold what the machine wrote (a GPU name, a path): escaped
   // before it is wrapped and painted, so it cannot add a line or move the cursor.
-  const bool problem = f.severity == Severity::warn || f.severity == Severity::error;
+  const bool problem = report::is_problem(f);
   std::string title = visible(f.title);
   if (!f.follows_from.empty()) {
     const Finding* cause = nullptr;
@@ -111,12 +111,11 @@ void python_envs(std::string& out, const report::Report& r, const Options& o, co
 void summary(std::string& out, const report::Report& r, const Options& o, const Paint& paint) {
   std::size_t errors = 0, warnings = 0;
   std::string lines;
-  for (const auto& f : r.findings) {
-    if (f.severity != Severity::error && f.severity != Severity::warn) continue;
-    (f.severity == Severity::error ? errors : warnings)++;
-    const auto where = rules::is_tuning(f.id) ? std::string("tuning") : std::string(rules::to_string(f.layer));
-    lines += fmt::format("  {} {} {}\n", paint(colour(f.severity), symbol(f.severity)), where,
-                         wrap(visible(f.title), o.width - 5 - where.size(), std::string(5 + where.size(), ' ')));
+  for (const auto* f : report::problems(r)) {
+    (f->severity == Severity::error ? errors : warnings)++;
+    const auto where = rules::is_tuning(f->id) ? std::string("tuning") : std::string(rules::to_string(f->layer));
+    lines += fmt::format("  {} {} {}\n", paint(colour(f->severity), symbol(f->severity)), where,
+                         wrap(visible(f->title), o.width - 5 - where.size(), std::string(5 + where.size(), ' ')));
   }
   if (errors + warnings == 0) return;
   const auto n = errors + warnings;

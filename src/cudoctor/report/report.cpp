@@ -157,9 +157,20 @@ Report build(snapshot::Snapshot snap, const kb::KnowledgeBase& kb, Tuning tuning
   return r;
 }
 
+bool is_problem(const rules::Finding& f) {
+  return problem(f);
+}
+
+std::vector<const rules::Finding*> problems(const Report& r) {
+  std::vector<const rules::Finding*> out;
+  for (const auto& f : r.findings)
+    if (problem(f)) out.push_back(&f);
+  return out;
+}
+
 std::size_t tuning_warnings(const Report& r) {
   std::size_t n = 0;
-  for (const auto& f : r.findings) n += rules::is_tuning(f.id) && problem(f);
+  for (const auto* f : problems(r)) n += rules::is_tuning(f->id);
   return n;
 }
 

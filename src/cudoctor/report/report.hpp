@@ -33,6 +33,10 @@ Verdict judge(const std::vector<rules::Finding>& findings);
 // Sets each finding's follows_from from the causal order; a consequence in a layer above its
 // cause gets "Fix <layer> first" instead of commands that would dead-end.
 void decide_causes(std::vector<rules::Finding>& findings);
+// A problem is an error or a warning, a tuning one included; the rest (ok, info) is not.
+bool is_problem(const rules::Finding& f);
+// The problems, in report order: what the text report's summary counts and markdown lists.
+std::vector<const rules::Finding*> problems(const Report& r);
 // The tuning warnings: settings to change (`cudoctor tune` exits 1 when there are any).
 std::size_t tuning_warnings(const Report& r);
 // 0 healthy, 1 broken: the command-line contract's exit codes.
