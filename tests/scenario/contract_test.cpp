@@ -93,7 +93,9 @@ TEST(ScenarioContract, GoldenTextVmWithoutGpu) {
 TEST(ScenarioContract, GoldenMarkdownVmWithoutGpu) {
   FixtureRoot r;
   build_vm(r);
-  const auto c = run_cudoctor({"--root", r.path().string(), "--runtime", "--format", "markdown"});
+  // SOURCE_DATE_EPOCH pins the "Generated" line's time (2025-12-02 00:00 UTC).
+  const auto c = run_cudoctor({"--root", r.path().string(), "--runtime", "--format", "markdown"},
+                              {{"SOURCE_DATE_EPOCH", "1764633600"}});
   // The facts block holds timings and paths of this run; the golden file pins the rest.
   auto out = strip_root(c.out, r);
   out = out.substr(0, out.find("<details><summary>All facts"));

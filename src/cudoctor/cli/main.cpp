@@ -8,6 +8,7 @@
 #include "cudoctor/cli/help.hpp"
 #include "cudoctor/cli/options.hpp"
 #include "cudoctor/cli/output.hpp"
+#include "cudoctor/rules/fixes.hpp"
 
 namespace {
 
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       return usage(parse_error(chosen_of(app), e.what()));
     }
+    o.common.command_line = "cudoctor";
+    for (int i = 1; i < argc; ++i) o.common.command_line += " " + cudoctor::rules::fixes::shell_quote(argv[i]);
     const auto* chosen = chosen_of(app);
     if (const auto extra = app.remaining(true); !extra.empty())
       return usage(unknown_argument(app, chosen, extra.front()));

@@ -12,6 +12,7 @@ class Validator;
 namespace cudoctor::cli {
 
 struct CommonOptions {
+  std::string command_line;     // as it was given, each word quoted for the shell (main sets it)
   std::string format = "text";  // text | json | markdown
   bool json = false;            // --json: --format json
   bool verbose = false;

@@ -4,7 +4,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/sys/root_sys.hpp"
@@ -52,6 +54,24 @@ std::string finished(const CommonOptions& o, const report::Report& rep, std::str
   return for_terminal(o, std::move(out));
 }
 
+namespace {
+
+// Now, or SOURCE_DATE_EPOCH's time when it is set (reproducible-builds.org), in UTC.
+std::string generated_at() {
+  std::time_t t = std::time(nullptr);
+  if (const char* e = std::getenv("SOURCE_DATE_EPOCH")) {
+    char* end = nullptr;
+    const auto v = std::strtoll(e, &end, 10);
+    if (end != e && *end == '\0' && v >= 0) t = static_cast<std::time_t>(v);
+  }
+  std::tm tm{};
+  if (!::gmtime_r(&t, &tm)) return "";
+  char buf[32];
+  return std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm) ? std::string(buf) : std::string();
+}
+
+}  // namespace
+
 render::Options render_options(const CommonOptions& o) {
   render::Options r;
   r.tool_version = CUDOCTOR_VERSION;
@@ -59,6 +79,8 @@ render::Options render_options(const CommonOptions& o) {
   r.color = o.effective_format() == "text" && use_color(o);
   r.width = output_width();
   r.redacted = o.redact;
+  r.command_line = o.command_line;
+  r.generated = generated_at();
   return r;
 }
 

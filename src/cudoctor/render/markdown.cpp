@@ -33,6 +33,9 @@ std::string cell(const std::string& s) {
 
 std::string markdown(const report::Report& r, const Options& o) {
   std::string out = fmt::format("## cudoctor {} report\n\n", o.tool_version);
+  if (!o.generated.empty() || !o.command_line.empty())
+    out += fmt::format("{}{}\n\n", o.generated.empty() ? "Generated" : "Generated " + o.generated,
+                       o.command_line.empty() ? "" : " by `" + visible(o.command_line) + "`");
   if (!o.redacted)
     out +=
         "> Before posting it in public: `cudoctor --format markdown --redact` replaces the host name, the user "

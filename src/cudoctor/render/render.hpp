@@ -16,8 +16,10 @@ struct Options {
   bool color = false;    // ANSI colour; the caller decides (terminal, NO_COLOR, --color)
   bool verbose = false;  // evidence under every line, details of info lines
   std::string tool_version;
-  std::size_t width = 80;  // the columns prose and evidence are wrapped at
-  bool redacted = false;   // --redact is applied to the output (markdown then does not suggest it)
+  std::size_t width = 80;    // the columns prose and evidence are wrapped at
+  bool redacted = false;     // --redact is applied to the output (markdown then does not suggest it)
+  std::string command_line;  // what was run, for a report read elsewhere (markdown)
+  std::string generated;     // when: "2026-12-02 21:10 UTC"
 };
 
 std::string text(const report::Report& r, const Options& o);
