@@ -156,8 +156,13 @@ TEST(ScenarioCli, ZshCompletesInARealInteractiveShell) {
          "zpty -w z 'PS1=\"> \"; autoload -Uz compinit; compinit -u -D; source " +
              f +
              "'\n"
-             "zpty -w -n z $'cudoctor pl\\t'\nsleep 1\nlocal all=''\n"
-             "while zpty -r -t z line; do all+=$line; done\nprint -r -- \"$all\"\nzpty -d z\n");
+             "zpty -w -n z $'cudoctor pl\\t'\n"
+             // Read until the completed line shows, up to 20 s: a loaded machine is slow to compinit.
+             "local all='' line; integer i=0\n"
+             "while (( i++ < 200 )); do\n"
+             "  while zpty -r -t z line; do all+=$line; done\n"
+             "  [[ $all == *'cudoctor plan'* ]] && break; sleep 0.1\n"
+             "done\nprint -r -- \"$all\"\nzpty -d z\n");
   const auto out = shell_output("timeout 30 zsh -f '" + r.host("/drive.zsh").string() + "'");
   EXPECT_TRUE(contains(out, "cudoctor plan")) << out;
 }

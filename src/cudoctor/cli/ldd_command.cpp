@@ -36,7 +36,6 @@ int run_ldd(const Options& all) {
     return 2;
   }
   int rc = 0;
-  nlohmann::json files = nlohmann::json::array();
   std::string out;
   const auto ropts = render_options(o);
   for (const auto& given : l.files) {
@@ -49,7 +48,7 @@ int run_ldd(const Options& all) {
     for (const auto& obj : tree->objects)
       if (!obj.found || !obj.missing_versions.empty()) rc = std::max(rc, 1);
     if (o.effective_format() == "json")
-      files.push_back(render::ldd_json(*tree));
+      render::append_json_item(out, render::ldd_json(*tree));
     else if (!l.why.empty())
       out += render::ldd_why(*tree, l.why);
     else
@@ -57,7 +56,7 @@ int run_ldd(const Options& all) {
   }
   if (!resolver.cache_error().empty() && o.verbose)
     fmt::print(stderr, "cudoctor ldd: {}\n", visible(resolver.cache_error()));
-  if (o.effective_format() == "json") out = render::json_text(files);
+  if (o.effective_format() == "json") out = render::close_json_array(std::move(out));
   if (!l.why.empty() && out.empty() && rc != 2) {
     fmt::print(stderr, "cudoctor ldd: {} is not among the libraries loaded\n", visible(l.why));
     return 1;

@@ -35,10 +35,19 @@ bool Resolver::may_exist(const std::string& dir, const std::string& name) {
   }
   // Listed or not, a stat settles it, so a dangling link is passed over as ld.so's failing
   // open passes over it.
-  const bool there = (!l.listed || std::binary_search(l.names.begin(), l.names.end(), name)) &&
-                     m_sys.stat(dir + "/" + name).type != sys::FileType::missing;
-  l.known.emplace(name, there);
-  return there;
+  const bool is = (!l.listed || std::binary_search(l.names.begin(), l.names.end(), name)) && there(dir + "/" + name);
+  l.known.emplace(name, is);
+  return is;
+}
+
+bool Resolver::there(const std::string& path) {
+  if (const auto it = m_there.find(path); it != m_there.end()) return it->second;
+  return m_there.emplace(path, m_sys.stat(path).type != sys::FileType::missing).first->second;
+}
+
+const std::string& Resolver::canonical(const std::string& path) {
+  if (const auto it = m_canonical.find(path); it != m_canonical.end()) return it->second;
+  return m_canonical.emplace(path, m_sys.canonical(path).value_or(path)).first->second;
 }
 
 }  // namespace cudoctor::ld

@@ -140,7 +140,7 @@ std::optional<Resolver::Found> Resolver::by_path(const std::string& name, const 
   const auto expanded = substitute(name, origin_of(loader.path), m_config.lib, m_config.platform);
   const auto path = from_cwd(expanded, m_config.cwd);
   std::optional<std::string> why;
-  if (m_sys.stat(path).type != sys::FileType::missing) {
+  if (there(path)) {
     why = unusable(path, main);
     if (!why)
       return Found{
@@ -205,7 +205,7 @@ std::optional<Resolver::Found> Resolver::from_cache(const std::string& name, con
   const auto* best = best_entry(*c, name, main.is_64, main.machine, m_config.hwcaps_subdirs);
   if (!best) return std::nullopt;
   std::optional<std::string> why;
-  if (m_sys.stat(best->path).type != sys::FileType::missing) {
+  if (there(best->path)) {
     why = unusable(best->path, main);
     if (!why)
       return Found{best->path, Rule::ld_so_cache,
@@ -304,7 +304,7 @@ void check_versions(Tree& tree) {
 }  // namespace
 
 util::Result<Tree> Resolver::start_tree(const std::string& path) {
-  if (m_sys.stat(path).type == sys::FileType::missing) return util::error(path + ": no such file");
+  if (!there(path)) return util::error(path + ": no such file");
   const auto root = read(path).elf;
   if (!root) return util::error(read(path).error);
   if (!root->has_dynamic) return util::error(path + ": not a dynamic executable");
@@ -338,7 +338,7 @@ int Resolver::add_needed(Tree& tree, int requester, const std::string& name, std
                          std::deque<int>& queue) {
   if (const int idx = find_loaded(tree, name); idx >= 0) return idx;
   auto s = search(name, tree, requester);
-  const auto real = s.path.empty() ? "" : m_sys.canonical(s.path).value_or(s.path);
+  const std::string real = s.path.empty() ? "" : canonical(s.path);
   if (const auto it = by_file.find(real); !s.path.empty() && it != by_file.end())
     return it->second;  // the same file under another name
   Object o;
@@ -368,8 +368,7 @@ util::Result<Tree> Resolver::load(const std::string& path) {
   auto tree = std::move(started).value();
   // Identity of loaded files, as glibc compares st_dev/st_ino: the canonical path.
   std::map<std::string, int> by_file;
-  for (std::size_t i = 0; i < tree.objects.size(); ++i)
-    by_file[m_sys.canonical(tree.objects[i].path).value_or(tree.objects[i].path)] = static_cast<int>(i);
+  for (std::size_t i = 0; i < tree.objects.size(); ++i) by_file[canonical(tree.objects[i].path)] = static_cast<int>(i);
   std::deque<int> queue = {0};
   while (!queue.empty()) {
     const auto cur = static_cast<std::size_t>(queue.front());

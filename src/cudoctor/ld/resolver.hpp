@@ -108,6 +108,10 @@ class Resolver {
   Listing& listing(const std::string& dir);
   // Whether dir/name may exist: the listing says no for certain, else a stat decides.
   bool may_exist(const std::string& dir, const std::string& name);
+  // Whether a path is there, and its canonical path (the file's identity): each asked of the
+  // system once per path per run (an ldd over 36 libraries asked for libc.so.6 in every tree).
+  bool there(const std::string& path);
+  const std::string& canonical(const std::string& path);
   // load()'s steps: the root and its interpreter; one DT_NEEDED name of requester, returning
   // the index of the object that satisfies it.
   util::Result<Tree> start_tree(const std::string& path);
@@ -118,6 +122,8 @@ class Resolver {
   Config m_config;
   std::map<std::string, Loaded> m_files;
   std::map<std::string, Listing, std::less<>> m_listings;
+  std::map<std::string, bool, std::less<>> m_there;
+  std::map<std::string, std::string, std::less<>> m_canonical;
   mutable std::optional<LdSoCache> m_cache;
   mutable std::string m_cache_error;
   mutable bool m_cache_read = false;

@@ -15,23 +15,45 @@ std::string json_text(const nlohmann::json& j, int indent) {
   std::string out;
   out.reserve(dumped.size() + 1);
   const auto at = [&](std::size_t i) { return static_cast<unsigned char>(dumped[i]); };
+  std::size_t plain = 0;  // the start of the run of bytes copied as they are
+  const auto escape = [&](std::size_t i, std::size_t n, unsigned code) {
+    out.append(dumped, plain, i - plain);
+    out += fmt::format("\\u{:04x}", code);
+    plain = i + n;
+    return n - 1;
+  };
   for (std::size_t i = 0; i < dumped.size(); ++i) {
     const auto c = at(i);
+    if (c < 0x7F || (c != 0x7F && c != 0xC2 && c != 0xE2)) continue;
     if (c == 0x7F) {
-      out += "\\u007f";
+      i += escape(i, 1, 0x7F);
     } else if (c == 0xC2 && i + 1 < dumped.size() && at(i + 1) >= 0x80 && at(i + 1) <= 0x9F) {
-      out += fmt::format("\\u{:04x}", at(i + 1));
-      ++i;
+      i += escape(i, 2, at(i + 1));
     } else if (c == 0xE2 && i + 2 < dumped.size() &&
                ((at(i + 1) == 0x80 && at(i + 2) >= 0xA8 && at(i + 2) <= 0xAE) ||
                 (at(i + 1) == 0x81 && at(i + 2) >= 0xA6 && at(i + 2) <= 0xA9))) {
-      out += fmt::format("\\u{:04x}", 0x2000 + ((at(i + 1) & 0x3F) << 6) + (at(i + 2) & 0x3F));
-      i += 2;
-    } else {
-      out += dumped[i];
+      i += escape(i, 3, 0x2000 + ((at(i + 1) & 0x3F) << 6) + (at(i + 2) & 0x3F));
     }
   }
-  return out + "\n";
+  out.append(dumped, plain, std::string::npos);
+  out.push_back('\n');
+  return out;
+}
+
+void append_json_item(std::string& array, const nlohmann::json& item) {
+  array += array.empty() ? "[\n  " : ",\n  ";
+  const auto text = json_text(item);
+  const std::string_view body(text.data(), text.size() - 1);  // its closing newline left to the array
+  for (std::size_t from = 0; from < body.size();) {
+    const auto nl = std::min(body.find('\n', from), body.size());
+    array.append(body, from, nl - from);
+    if (nl < body.size()) array += "\n  ";
+    from = nl + 1;
+  }
+}
+
+std::string close_json_array(std::string array) {
+  return array.empty() ? "[]\n" : std::move(array) + "\n]\n";
 }
 
 nlohmann::json finding_json(const rules::Finding& f) {

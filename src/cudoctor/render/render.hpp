@@ -76,6 +76,11 @@ std::string explain_markdown(const explain::Explanation& ex);
 // the bidirectional overrides written as \u escapes so no raw control reaches a terminal.
 // indent -1: on one line.
 std::string json_text(const nlohmann::json& j, int indent = 2);
+// A JSON array written as its items are made, reading as json_text of the whole array: each
+// item appended ("" is the empty array), then closed. A command over many files (ldd) holds
+// one item's tree at a time, not all of them.
+void append_json_item(std::string& array, const nlohmann::json& item);
+std::string close_json_array(std::string array);
 
 // What --redact hides, gathered by the host probe: user names, home directories, host names.
 struct Secrets {
