@@ -1,6 +1,8 @@
 // What the renderers print from hostile strings: escaped, one line each, colour intact.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cudoctor/render/render.hpp"
 
 namespace cudoctor::render {
@@ -96,6 +98,22 @@ TEST(Escape, EnvQuotesForEachShell) {
   const auto file = env_file(hostile_env(), "a\nb");
   EXPECT_EQ(file.substr(0, file.find('\n') + 1), "# a\\nb\n");
   EXPECT_NE(file.find("export CUDA_HOME='/opt/x$(touch X)\\'\n"), std::string::npos) << file;
+}
+
+// ldd --json writes its array an item at a time: the bytes of json_text over the whole array,
+// controls and bidirectional overrides escaped the same.
+TEST(Escape, JsonArrayWrittenItemByItemReadsAsTheWholeArray) {
+  const nlohmann::json a = {
+      {"path", "/opt/x\x7f\u202e.so"}, {"needs", {"libc.so.6", "libm.so.6"}}, {"nested", {{"k", 1}}}};
+  const nlohmann::json b = {{"path", "line\nbreak\xc2\x85"}, {"empty", nlohmann::json::array()}};
+  std::string streamed;
+  EXPECT_EQ(close_json_array(streamed), json_text(nlohmann::json::array()));
+  append_json_item(streamed, a);
+  append_json_item(streamed, b);
+  const auto whole = json_text(nlohmann::json::array({a, b}));
+  EXPECT_EQ(close_json_array(streamed), whole);
+  EXPECT_NE(whole.find("\\u007f\\u202e"), std::string::npos) << whole;
+  EXPECT_NE(whole.find("\\u0085"), std::string::npos) << whole;
 }
 
 }  // namespace
