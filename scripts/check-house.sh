@@ -17,7 +17,7 @@ done < <(git ls-files 'src/*.cpp' 'src/*.hpp' | grep -v '_test\.cpp$')
 
 # Rules judge, the report decides, renderers print, the planner and the knowledge base answer:
 # none of them reads the machine. Only probes, runtime children, ld and sys may.
-pure=(src/cudoctor/rules src/cudoctor/report src/cudoctor/render src/cudoctor/plan src/cudoctor/view src/cudoctor/explain
+pure=(src/cudoctor/rules src/cudoctor/report src/cudoctor/render src/cudoctor/plan src/cudoctor/view src/cudoctor/explain src/cudoctor/fleet
       src/cudoctor/compat src/cudoctor/snapshot src/cudoctor/kb)
 forbidden='#include <(fstream|filesystem|dlfcn\.h|unistd\.h)>|#include "cudoctor/(sys|probe|runtime)/|#include "cudoctor/ld/resolver\.hpp"'
 while IFS=: read -r f line text; do

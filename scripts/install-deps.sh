@@ -13,7 +13,7 @@ sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
 
 build_pkgs=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
-            libgmock-dev libbenchmark-dev libseccomp-dev libre2-dev pci.ids)
+            libgmock-dev libbenchmark-dev libseccomp-dev libre2-dev rapidjson-dev pci.ids)
 # man-db, tmux, dpkg-dev and strace: the installed package's manual page, the 60-column terminal
 # test, the .deb's exact library dependencies (dpkg-shlibdeps), the ldd benchmark's system calls.
 test_pkgs=(python3-torch clang clang-format libclang-rt-14-dev zsh fish gcc-multilib man-db tmux dpkg-dev strace time

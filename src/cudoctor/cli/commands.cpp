@@ -19,6 +19,10 @@ int run_kb(const Options& o);
 void add_explain_options(CLI::App& app, Options& o);
 int run_explain(const Options& o);
 int run_tune(const Options& o);
+void add_diff_options(CLI::App& app, Options& o);
+int run_diff(const Options& o);
+void add_fleet_options(CLI::App& app, Options& o);
+int run_fleet(const Options& o);
 void add_help_options(CLI::App& app, Options& o);
 int run_help(const Options& o);
 int run_version(const Options& o);
@@ -80,6 +84,19 @@ const Command k_commands[] = {
      "cudoctor tune\tevery setting, its verdict and the file:line that sets it\n"
      "cudoctor tune --json\tthe same as data",
      "0\tnothing to change\n1\ta setting to change\n2\ta usage error", k_machine_env},
+    {"diff", "What differs between two machines' reports, what explains a failure first", add_diff_options, run_diff,
+     "Output",
+     "cudoctor diff good.json bad.json\tthe problems one side has, and the differences behind them first\n"
+     "cudoctor diff a.json b.json --format markdown\tthe same as tables, for an issue",
+     "0\tnothing that matters differs\n1\ta problem or a fact differs\n2\ta report cannot be read, or a usage "
+     "error",
+     ""},
+    {"fleet", "Many machines' reports at once: the broken nodes and why, configurations, outliers", add_fleet_options,
+     run_fleet, "Output",
+     "srun -N64 sh -c 'cudoctor --json > reports/$(hostname).json'\tone report per node of an allocation\n"
+     "cudoctor fleet reports/\tthe broken nodes, the configurations and what sets each apart\n"
+     "cudoctor fleet reports/ --json\tthe same as data",
+     "0\tevery node healthy\n1\ta node broken or a file skipped\n2\tno report could be read, or a usage error", ""},
     {"kb", "What the knowledge base holds, or one answer from it", add_kb_options, run_kb, "Output Machine",
      "cudoctor kb\twhat it holds and how old it is\n"
      "cudoctor kb gpu RTX 4090\ta GPU's compute capability and the drivers and toolkits for it\n"

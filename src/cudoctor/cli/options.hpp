@@ -66,6 +66,14 @@ struct ExplainOptions {
   bool no_live = false;  // rank by the log alone, without this machine's check
 };
 
+struct DiffOptions {
+  std::vector<std::string> files;  // the two reports
+};
+
+struct FleetOptions {
+  std::vector<std::string> inputs;  // report files and directories of them
+};
+
 struct HelpOptions {
   std::string command;  // "" for the top level
   bool man = false;     // --man: the manual page (roff)
@@ -84,6 +92,8 @@ struct Options {
   EnvOptions env;
   KbOptions kb;
   ExplainOptions explain;
+  DiffOptions diff;
+  FleetOptions fleet;
   HelpOptions help;
   CompletionOptions completion;
   const CLI::App* app = nullptr;  // the parser itself, for help and completion
