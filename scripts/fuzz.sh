@@ -30,17 +30,25 @@ srcs_settings=("$here/src/cudoctor/probe/setting_lines.cpp" "$here/src/cudoctor/
                "$here/src/cudoctor/kb/settings.cpp" "$here/src/cudoctor/util/strings.cpp")
 clang++ "${common[@]}" -DCUDOCTOR_DATA_DIR="\"$here/data\"" "$here/tests/fuzz/fuzz_settings.cpp" "${srcs_settings[@]}" \
   -o "$out/fuzz_settings"
+# The report reader of diff and fleet (RapidJSON, header-only, from Debian's rapidjson-dev).
+srcs_report=("$here/src/cudoctor/fleet/diff.cpp" "$here/src/cudoctor/fleet/fleet.cpp"
+             "$here/src/cudoctor/util/strings.cpp" "$here/src/cudoctor/util/version.cpp")
+# -fno-sanitize=pointer-overflow for the digest alone: RapidJSON 1.1.0's parse stack adds to its
+# null pointer before its first allocation (src/cudoctor/CMakeLists.txt says more).
+clang++ "${common[@]}" -fno-sanitize=pointer-overflow -c "$here/src/cudoctor/fleet/digest.cpp" -o "$out/digest.o"
+clang++ "${common[@]}" "$here/tests/fuzz/fuzz_report.cpp" "$out/digest.o" "${srcs_report[@]}" -o "$out/fuzz_report"
 
 # Seeds: the committed corpora (tests/fuzz/corpus/<target>/, replayed by ctest as
 # FuzzCorpus.<target>; add a crash's input there once it is fixed) and small real inputs of
 # this machine (libFuzzer mutates from them).
 seeds=$out/seeds
-rm -rf "$seeds" && mkdir -p "$seeds/elf" "$seeds/fatbin" "$seeds/cache" "$seeds/log" "$seeds/settings"
+rm -rf "$seeds" && mkdir -p "$seeds/elf" "$seeds/fatbin" "$seeds/cache" "$seeds/log" "$seeds/settings" "$seeds/report"
 cp "$here"/tests/fuzz/corpus/elf/* "$seeds/elf/"
 cp "$here"/tests/fuzz/corpus/fatbin/* "$seeds/fatbin/"
 cp "$here"/tests/fuzz/corpus/ld_so_cache/* "$seeds/cache/"
 cp "$here"/tests/fuzz/corpus/log/* "$seeds/log/"
 cp "$here"/tests/fuzz/corpus/settings/* "$seeds/settings/"
+cp "$here"/tests/fuzz/corpus/report/* "$seeds/report/"
 cp /etc/profile /etc/bash.bashrc "$seeds/settings/" 2>/dev/null || true
 for f in /usr/lib/x86_64-linux-gnu/libz.so.1 /usr/lib/x86_64-linux-gnu/libm.so.6 /bin/true; do
   [[ -f $f ]] && cp -L "$f" "$seeds/elf/"
@@ -55,7 +63,7 @@ fi
 cp /etc/ld.so.cache "$seeds/cache/" 2>/dev/null || true
 
 status=0
-for t in elf fatbin ld_so_cache log settings; do
+for t in elf fatbin ld_so_cache log settings report; do
   dir=$seeds/${t/ld_so_cache/cache}
   echo "== fuzz_$t for ${secs}s"
   if ! "$out/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \

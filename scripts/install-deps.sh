@@ -14,9 +14,10 @@ sudo_cmd=()
 
 build_pkgs=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev
             libgmock-dev libbenchmark-dev libseccomp-dev libre2-dev rapidjson-dev pci.ids)
+# prometheus: promtool, the linter the --format prometheus test runs.
 # man-db, tmux, dpkg-dev and strace: the installed package's manual page, the 60-column terminal
 # test, the .deb's exact library dependencies (dpkg-shlibdeps), the ldd benchmark's system calls.
-test_pkgs=(python3-torch clang clang-format libclang-rt-14-dev zsh fish gcc-multilib man-db tmux dpkg-dev strace time
+test_pkgs=(python3-torch prometheus clang clang-format libclang-rt-14-dev zsh fish gcc-multilib man-db tmux dpkg-dev strace time
            bsdextrautils)
 
 # Non-free is needed for NVIDIA's user-space driver. Added as its own source file so the

@@ -1,5 +1,7 @@
 // `cudoctor check`: gathers, judges, renders; 0 healthy, 1 broken, 2 when the root cannot be
 // used.
+#include <chrono>
+
 #include "cudoctor/cli/commands.hpp"
 #include "cudoctor/cli/gather.hpp"
 #include "cudoctor/cli/output.hpp"
@@ -11,15 +13,19 @@ namespace cudoctor::cli {
 
 int run_check(const Options& all) {
   const auto& o = all.common;
+  const auto started = std::chrono::steady_clock::now();
   auto snap = gather_snapshot(o, CUDOCTOR_VERSION);
   if (!snap) return 2;
   const auto rep = report::build(std::move(*snap), kb::builtin());
 
-  const auto ropts = render_options(o);
+  auto ropts = render_options(o);
+  ropts.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto format = o.effective_format();
   std::string out;
   if (format == "json")
     out = render::json(rep, ropts);
+  else if (format == "prometheus")
+    out = render::prometheus(rep, ropts);
   else if (format == "markdown")
     out = render::markdown(rep, ropts);
   else

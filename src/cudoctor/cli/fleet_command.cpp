@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <optional>
+#include <thread>
 
 #include "cudoctor/cli/commands.hpp"
 #include "cudoctor/cli/output.hpp"
@@ -29,19 +32,34 @@ int run_fleet(const Options& all) {
   }
   const auto sys = sys::make_root_sys("/");
   fleet::Aggregate agg;
+  std::vector<std::string> files;
   for (const auto& given : all.fleet.inputs) {
-    const auto files = report_files(*sys, given);
-    if (!files) {
-      agg.skip(given, files.error());
-      continue;
-    }
-    // One report in memory at a time: read, digested, its text dropped.
-    for (const auto& f : *files) {
-      auto d = read_report_file(*sys, f);
-      if (d)
-        agg.add(std::move(d).value());
+    auto named = report_files(*sys, given);
+    if (!named)
+      agg.skip(given, named.error());
+    else
+      files.insert(files.end(), named->begin(), named->end());
+  }
+  // Read and digested a batch at a time, on every core; added in the order given, so the
+  // result does not depend on the threads. A batch's reports are all that is held at once.
+  const unsigned workers = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  constexpr std::size_t k_batch = 256;
+  std::vector<std::optional<util::Result<fleet::Digest>>> read(k_batch);
+  for (std::size_t start = 0; start < files.size(); start += k_batch) {
+    const auto n = std::min(k_batch, files.size() - start);
+    const auto work = [&](unsigned w) {
+      for (std::size_t i = w; i < n; i += workers) read[i] = read_report_file(*sys, files[start + i]);
+    };
+    std::vector<std::thread> threads;
+    for (unsigned w = 1; w < workers && w < n; ++w) threads.emplace_back(work, w);
+    work(0);
+    for (auto& t : threads) t.join();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (*read[i])
+        agg.add(std::move(*read[i]).value());
       else
-        agg.skip(f, d.error());
+        agg.skip(files[start + i], read[i]->error());
+      read[i].reset();
     }
   }
   const auto r = std::move(agg).finish();

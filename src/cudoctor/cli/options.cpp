@@ -34,12 +34,16 @@ std::string choices(const std::vector<std::string>& values) {
 
 void add_common_options(CLI::App& app, CommonOptions& o) {
   const std::string output(k_output_group), machine(k_machine_group), probes(k_probe_group), check(k_check_group);
-  const std::vector<std::string> formats{"text", "json", "markdown"};
-  app.add_option("--format", o.format, "Output format (default text)")
+  const std::vector<std::string> formats{"text", "json", "markdown", "prometheus"};
+  app.add_option("--format", o.format, "Output format (default text; prometheus: check only)")
       ->check(one_of(formats))
       ->type_name(choices(formats))
       ->group(output);
   app.add_flag("--json", o.json, "Same as --format json")->group(output);
+  app.add_option("-o,--output", o.output,
+                 "Write to FILE instead of standard output: a temporary file beside it, then renamed over it")
+      ->type_name("FILE")
+      ->group(output);
   app.add_flag("-v,--verbose", o.verbose, "Show the evidence behind every line, and the Python environments inspected")
       ->group(output);
   const std::vector<std::string> colors{"auto", "always", "never"};

@@ -15,6 +15,7 @@ struct CommonOptions {
   std::string command_line;     // as it was given, each word quoted for the shell (main sets it)
   std::string format = "text";  // text | json | markdown
   bool json = false;            // --json: --format json
+  std::string output;           // --output FILE: written there (atomically) instead of stdout
   bool verbose = false;
   std::string root = "/";
   bool no_runtime = false;

@@ -7,13 +7,37 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <random>
 
 #include "cudoctor/probe/probes.hpp"
 #include "cudoctor/sys/root_sys.hpp"
 
 namespace cudoctor::cli {
 
+namespace {
+std::string g_output_file;  // --output: the one destination of this process's output
+}  // namespace
+
+void set_output_file(std::string path) {
+  g_output_file = std::move(path);
+}
+
 int emit(const std::string& out, int rc) {
+  if (!g_output_file.empty()) {
+    const auto slash = g_output_file.rfind('/');
+    const auto dir = slash == std::string::npos ? std::string() : g_output_file.substr(0, slash + 1);
+    const auto base = slash == std::string::npos ? g_output_file : g_output_file.substr(slash + 1);
+    // A dot-file: node_exporter reads only *.prom and NFD skips dot-files, so neither reads it.
+    const auto tmp = fmt::format("{}.{}.{:x}.tmp", dir, base, std::random_device{}());
+    auto why = write_file(tmp, out);
+    if (why.empty() && std::rename(tmp.c_str(), g_output_file.c_str()) != 0) why = std::strerror(errno);
+    if (!why.empty()) {
+      std::remove(tmp.c_str());
+      std::fputs(fmt::format("cudoctor: cannot write {}: {}\n", g_output_file, why).c_str(), stderr);
+      return 2;
+    }
+    return rc;
+  }
   errno = 0;
   const auto n = std::fwrite(out.data(), 1, out.size(), stdout);
   // The last bytes only reach the file at the flush: /dev/full fails there.

@@ -10,9 +10,13 @@
 
 namespace cudoctor::cli {
 
-// Writes out to stdout and flushes it. A write that fails (a full disk, /dev/full) prints
+// Writes out to stdout and flushes it, or with --output to that file: written beside it as a
+// hidden temporary file, then renamed over it, so a reader (node_exporter's textfile
+// collector, NFD) never sees half a file. A write that fails (a full disk, /dev/full) prints
 // "cudoctor: cannot write the report: <reason>" and gives 2; otherwise rc.
 int emit(const std::string& out, int rc);
+// Where emit writes: "" standard output, else this file (main sets it from --output).
+void set_output_file(std::string path);
 // Writes text to path (created or truncated) and closes it; "" when every byte got there,
 // else the reason ("No space left on device").
 std::string write_file(const std::string& path, const std::string& text);

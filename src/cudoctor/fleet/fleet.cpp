@@ -43,23 +43,29 @@ void Aggregate::add(Digest d) {
     n.cause = p->title;
     n.command = p->command;
   }
-  std::vector<Fact> configuration;
-  std::string fingerprint;
+  if (n.healthy) n.cause.clear();
+  std::vector<Fact> configuration, state;
+  std::string fingerprint, state_key, problem_key;
   for (auto& f : d.facts) {
-    if (is_configuration(f)) {
-      fingerprint += f.key;
-      fingerprint += '=';
-      fingerprint += f.value;
-      fingerprint += '\n';
-      configuration.push_back(std::move(f));
-    } else {
-      n.state.push_back(std::move(f));
-    }
+    auto& key = is_configuration(f) ? fingerprint : state_key;
+    key += f.key;
+    key += '=';
+    key += f.value;
+    key += '\n';
+    (is_configuration(f) ? configuration : state).push_back(std::move(f));
   }
+  std::vector<std::string> problems;
   for (const auto& p : d.problems) {
-    n.problems.push_back(p.id);
+    problems.push_back(p.id);
+    problem_key += p.id + '\n';
     ++m_r.problem_counts[p.id];
   }
+  auto& shared_state = m_states[state_key];
+  if (!shared_state) shared_state = std::make_shared<const std::vector<Fact>>(std::move(state));
+  n.state = shared_state;
+  auto& shared_problems = m_problem_sets[problem_key];
+  if (!shared_problems) shared_problems = std::make_shared<const std::vector<std::string>>(std::move(problems));
+  n.problems = shared_problems;
   ++m_r.versions[d.tool_version.empty() ? "unknown" : d.tool_version];
   const auto [it, fresh] = m_by_fingerprint.emplace(std::move(fingerprint), m_r.groups.size());
   if (fresh) m_r.groups.push_back(Group{std::move(configuration), {}, 0, {}, {}});
@@ -103,11 +109,11 @@ FleetReport Aggregate::finish() && {
     }
     // The group's usual problems: the set most of its nodes share (the first such on a tie).
     std::map<std::vector<std::string>, std::size_t> sets;
-    for (auto ni : g.nodes) ++sets[sorted(r.nodes[ni].problems)];
+    for (auto ni : g.nodes) ++sets[sorted(*r.nodes[ni].problems)];
     std::vector<std::string> usual;
     std::size_t most = 0;
     for (auto ni : g.nodes) {
-      auto s = sorted(r.nodes[ni].problems);
+      auto s = sorted(*r.nodes[ni].problems);
       if (sets[s] > most) {
         most = sets[s];
         usual = std::move(s);
@@ -115,18 +121,18 @@ FleetReport Aggregate::finish() && {
     }
     const Node* typical = nullptr;
     for (auto ni : g.nodes)
-      if (sorted(r.nodes[ni].problems) == usual) {
+      if (sorted(*r.nodes[ni].problems) == usual) {
         typical = &r.nodes[ni];
         break;
       }
     for (auto ni : g.nodes) {
-      const auto mine = sorted(r.nodes[ni].problems);
+      const auto mine = sorted(*r.nodes[ni].problems);
       if (mine == usual) continue;
       Outlier o;
       o.node = ni;
       std::set_difference(mine.begin(), mine.end(), usual.begin(), usual.end(), std::back_inserter(o.extra));
       std::set_difference(usual.begin(), usual.end(), mine.begin(), mine.end(), std::back_inserter(o.lacking));
-      if (typical) o.state = changes(typical->state, r.nodes[ni].state);
+      if (typical) o.state = changes(*typical->state, *r.nodes[ni].state);
       g.outliers.push_back(std::move(o));
     }
   }

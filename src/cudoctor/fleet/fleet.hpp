@@ -5,6 +5,7 @@
 // are added one at a time and only a node's verdict and state are kept, so memory grows with
 // the number of configurations, not with the reports' size.
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -23,12 +24,14 @@ struct Node {
   std::string name;  // the host name; the file's name when it has none; "host (file)" when taken
   std::string file;
   bool healthy = true;
-  std::string break_layer;            // "L1", "" when healthy
-  std::string break_finding;          // the id that names the break
-  std::string cause;                  // that finding's title, else the verdict's sentence
-  std::string command;                // its first fix command, "" when none
-  std::vector<std::string> problems;  // ids of its errors and warnings, in report order
-  std::vector<Fact> state;            // its state facts
+  std::string break_layer;    // "L1", "" when healthy
+  std::string break_finding;  // the id that names the break
+  std::string cause;          // that finding's title, else the verdict's sentence
+  std::string command;        // its first fix command, "" when none
+  // Its problems' ids (report order) and its state facts, shared by the nodes that have the
+  // same: what 10,000 reports keep grows with how many kinds of node there are.
+  std::shared_ptr<const std::vector<std::string>> problems;
+  std::shared_ptr<const std::vector<Fact>> state;
   std::size_t group = 0;
 };
 
@@ -72,6 +75,8 @@ class Aggregate {
  private:
   FleetReport m_r;
   std::unordered_map<std::string, std::size_t> m_by_fingerprint;
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>> m_problem_sets;
+  std::unordered_map<std::string, std::shared_ptr<const std::vector<Fact>>> m_states;
   std::unordered_set<std::string> m_names;
 };
 

@@ -286,7 +286,7 @@ nlohmann::json fleet_json(const fleet::FleetReport& r) {
          {"break_finding", n.break_finding.empty() ? nlohmann::json(nullptr) : nlohmann::json(n.break_finding)},
          {"cause", n.healthy ? "" : n.cause},
          {"fix_command", n.command},
-         {"problems", n.problems},
+         {"problems", *n.problems},
          {"group", n.group + 1}});
   nlohmann::json groups = nlohmann::json::array();
   for (std::size_t gi = 0; gi < r.groups.size(); ++gi) {

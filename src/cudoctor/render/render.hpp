@@ -20,6 +20,7 @@ struct Options {
   bool redacted = false;     // --redact is applied to the output (markdown then does not suggest it)
   std::string command_line;  // what was run, for a report read elsewhere (markdown)
   std::string generated;     // when: "2026-12-02 21:10 UTC"
+  double run_seconds = -1;   // how long the check took; -1 unknown
 };
 
 std::string text(const report::Report& r, const Options& o);
@@ -27,6 +28,8 @@ std::string json(const report::Report& r, const Options& o);
 // The report as JSON data (what json() writes).
 nlohmann::json report_json(const report::Report& r);
 std::string markdown(const report::Report& r, const Options& o);
+// Prometheus' text exposition format for node_exporter's textfile collector (docs/fleet.md).
+std::string prometheus(const report::Report& r, const Options& o);
 // `cudoctor tune`: the tuning findings (every one, with what it does and where it is set).
 std::string tune_text(const report::Report& r, const Options& o);
 std::string tune_json(const report::Report& r);
