@@ -6,6 +6,7 @@
 #include "cudoctor/cli/gather.hpp"
 #include "cudoctor/cli/output.hpp"
 #include "cudoctor/kb/kb.hpp"
+#include "cudoctor/render/npd.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/report/report.hpp"
 
@@ -24,6 +25,8 @@ int run_check(const Options& all) {
   std::string out;
   if (format == "json")
     out = render::json(rep, ropts);
+  else if (format == "npd")
+    out = render::npd_line(rep);
   else if (format == "prometheus")
     out = render::prometheus(rep, ropts);
   else if (format == "markdown")

@@ -61,9 +61,8 @@ int main(int argc, char** argv) {
       return usage(unknown_argument(app, chosen, extra.front()));
     if (!chosen) chosen = &commands().front();
     if (!apply_common_options(app, o.common)) return 2;
-    if (o.common.effective_format() == "prometheus" && chosen->name != "check") {
-      std::fputs(("cudoctor " + std::string(chosen->name) + ": --format prometheus belongs to check\n").c_str(),
-                 stderr);
+    if (const auto f = o.common.effective_format(); (f == "prometheus" || f == "npd") && chosen->name != "check") {
+      std::fputs(("cudoctor " + std::string(chosen->name) + ": --format " + f + " belongs to check\n").c_str(), stderr);
       return 2;
     }
     set_output_file(o.common.output);

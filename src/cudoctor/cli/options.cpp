@@ -34,8 +34,8 @@ std::string choices(const std::vector<std::string>& values) {
 
 void add_common_options(CLI::App& app, CommonOptions& o) {
   const std::string output(k_output_group), machine(k_machine_group), probes(k_probe_group), check(k_check_group);
-  const std::vector<std::string> formats{"text", "json", "markdown", "prometheus"};
-  app.add_option("--format", o.format, "Output format (default text; prometheus: check only)")
+  const std::vector<std::string> formats{"text", "json", "markdown", "prometheus", "npd"};
+  app.add_option("--format", o.format, "Output format (default text; prometheus and npd: check only)")
       ->check(one_of(formats))
       ->type_name(choices(formats))
       ->group(output);
