@@ -8,6 +8,7 @@
 #include <map>
 
 #include "cudoctor/snapshot/snapshot.hpp"
+#include "cudoctor/util/version.hpp"
 
 namespace cudoctor::fleet {
 
@@ -39,6 +40,11 @@ std::string text(const Value* v, const char* name) {
   return text(member(v, name));
 }
 
+// 13000 -> "13.0" (util::cuda_version_string), "" when the report has none.
+std::string cuda_text(long long v) {
+  return v > 0 ? util::cuda_version_string(static_cast<int>(v)) : "";
+}
+
 long long number(const Value* v, const char* name, long long fallback = -1) {
   const Value* m = member(v, name);
   if (m && m->IsInt64()) return m->GetInt64();
@@ -65,12 +71,6 @@ std::string joined(const Value* v, std::string_view sep) {
 // "9.1.0 /path/libcudnn.so.9", or the path alone when the version is unknown.
 std::string version_at(const std::string& version, const std::string& path) {
   return version.empty() ? path : version + " " + path;
-}
-
-// 13000 -> "13.0": the CUDA version as cudaDriverGetVersion encodes it.
-std::string cuda_version(long long v) {
-  if (v <= 0) return "";
-  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
 }
 
 class Facts {
@@ -116,7 +116,7 @@ void driver_facts(const Value& doc, Facts& f) {
   f.add("driver.kernel_module", module, 1);
   const Value* nvml = member(driver, "nvml");
   f.add("driver.user_space", text(nvml, "driver_version"), 1);
-  f.add("driver.cuda", cuda_version(number(nvml, "cuda_driver_version", 0)), 1);
+  f.add("driver.cuda", cuda_text(number(nvml, "cuda_driver_version", 0)), 1);
   each(member(driver, "libraries"), [&](const Value& lib) {
     const auto soname = text(&lib, "soname");
     auto where = text(&lib, "real_path");
@@ -233,7 +233,7 @@ void runtime_facts(const Value& doc, Facts& f) {
   each(member(rt, "cudarts"), [&](const Value& c) {
     const auto lib = text(&c, "library");
     if (lib.empty()) return;
-    auto v = cuda_version(number(&c, "runtime_version", 0));
+    auto v = cuda_text(number(&c, "runtime_version", 0));
     const auto call = text(member(&c, "set_device"), "name");
     if (!call.empty()) v += (v.empty() ? "" : " ") + call;
     f.add("runtime.cudart." + lib, v, 4);
@@ -246,7 +246,6 @@ Problem problem_of(const Value& v) {
   p.layer = text(&v, "layer");
   p.severity = text(&v, "severity");
   p.title = text(&v, "title");
-  p.follows_from = text(&v, "follows_from");
   p.text = p.title + "\n" + text(&v, "detail");
   each(member(&v, "evidence"), [&](const Value& e) { p.text += "\n" + text(&e); });
   const Value* cmds = member(member(&v, "fix"), "commands");

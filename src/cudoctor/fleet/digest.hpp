@@ -29,7 +29,6 @@ struct Problem {
   std::string title;
   std::string text;     // the title, detail and evidence joined: what a difference is matched in
   std::string command;  // the first fix command, "" when none
-  std::string follows_from;
   bool operator==(const Problem&) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cudoctor/render/markdown_cell.hpp"
 #include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::render {
@@ -45,12 +46,6 @@ nlohmann::json side_json(const fleet::Digest& d) {
 
 std::string value_or_absent(const std::string& s, std::size_t max) {
   return s.empty() ? "(absent)" : v(s, max);
-}
-
-std::string cell(const std::string& s) {
-  std::string out;
-  for (const char c : visible(s)) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
 }
 
 const std::string* fact(const std::vector<fleet::Fact>& facts, std::string_view key) {
@@ -156,16 +151,17 @@ nlohmann::json diff_json(const fleet::Digest& a, const fleet::Digest& b, const f
 std::string diff_markdown(const fleet::Digest& a, const fleet::Digest& b, const fleet::Diff& d) {
   std::string out = "## cudoctor diff\n\n| | report | host | verdict |\n|---|---|---|---|\n";
   for (const auto* s : {&a, &b})
-    out +=
-        fmt::format("| {} | `{}` | {} | {} |\n", s == &a ? 'A' : 'B', cell(s->file), cell(s->host), cell(s->summary));
+    out += fmt::format("| {} | `{}` | {} | {} |\n", s == &a ? 'A' : 'B', markdown_cell(s->file), markdown_cell(s->host),
+                       markdown_cell(s->summary));
   if (!d.problems.empty()) {
     out += "\n### Problems on one side only\n\n";
     for (const auto& p : d.problems) {
       out += fmt::format("- {} **{}** `{}` ({}): {}", p.problem.severity == "error" ? "❌" : "⚠️",
-                         p.side == 'a' ? 'A' : 'B', cell(p.problem.id), cell(p.problem.layer), cell(p.problem.title));
+                         p.side == 'a' ? 'A' : 'B', markdown_cell(p.problem.id), markdown_cell(p.problem.layer),
+                         markdown_cell(p.problem.title));
       if (!p.because.empty()) {
         std::string keys;
-        for (const auto& k : p.because) keys += (keys.empty() ? "" : ", ") + ("`" + cell(k) + "`");
+        for (const auto& k : p.because) keys += (keys.empty() ? "" : ", ") + ("`" + markdown_cell(k) + "`");
         out += " — behind it: " + keys;
       }
       out += "\n";
@@ -176,9 +172,9 @@ std::string diff_markdown(const fleet::Digest& a, const fleet::Digest& b, const 
   out += "| fact | layer | A | B | behind |\n|---|---|---|---|---|\n";
   for (const auto& c : d.changes) {
     std::string ids;
-    for (const auto& id : c.explains) ids += (ids.empty() ? "" : ", ") + cell(id);
-    out += fmt::format("| `{}` | L{} | {} | {} | {} |\n", cell(c.key), c.layer, c.a.empty() ? "—" : cell(c.a),
-                       c.b.empty() ? "—" : cell(c.b), ids);
+    for (const auto& id : c.explains) ids += (ids.empty() ? "" : ", ") + markdown_cell(id);
+    out += fmt::format("| `{}` | L{} | {} | {} | {} |\n", markdown_cell(c.key), c.layer,
+                       c.a.empty() ? "—" : markdown_cell(c.a), c.b.empty() ? "—" : markdown_cell(c.b), ids);
   }
   return out + fmt::format("\n{} facts the same.\n", d.same);
 }
@@ -327,8 +323,9 @@ std::string fleet_markdown(const fleet::FleetReport& r) {
     out += "### Broken\n\n| node | layer | finding | cause | fix |\n|---|---|---|---|---|\n";
     for (const auto& n : r.nodes)
       if (!n.healthy)
-        out += fmt::format("| {} | {} | `{}` | {} | {} |\n", cell(n.name), cell(n.break_layer), cell(n.break_finding),
-                           cell(n.cause), n.command.empty() ? "" : "`" + cell(n.command) + "`");
+        out += fmt::format("| {} | {} | `{}` | {} | {} |\n", markdown_cell(n.name), markdown_cell(n.break_layer),
+                           markdown_cell(n.break_finding), markdown_cell(n.cause),
+                           n.command.empty() ? "" : "`" + markdown_cell(n.command) + "`");
     out += "\n";
   }
   out += "### Configurations\n\n| # | nodes | broken | configuration | differs from #1 |\n|---|---|---|---|---|\n";
@@ -336,13 +333,14 @@ std::string fleet_markdown(const fleet::FleetReport& r) {
     const auto& g = r.groups[gi];
     std::string differs;
     for (const auto& c : g.differs)
-      differs += (differs.empty() ? "" : "<br>") + ("`" + cell(c.key) + "`: " + cell(c.a) + " → " + cell(c.b));
+      differs += (differs.empty() ? "" : "<br>") +
+                 ("`" + markdown_cell(c.key) + "`: " + markdown_cell(c.a) + " → " + markdown_cell(c.b));
     out += fmt::format("| {} | {} | {} | {} | {} |\n", gi + 1, g.nodes.size(), g.broken,
-                       cell(configuration_label(g.configuration)), differs);
+                       markdown_cell(configuration_label(g.configuration)), differs);
   }
   if (!r.skipped.empty()) {
     out += "\n### Skipped\n\n";
-    for (const auto& s : r.skipped) out += fmt::format("- `{}`: {}\n", cell(s.file), cell(s.reason));
+    for (const auto& s : r.skipped) out += fmt::format("- `{}`: {}\n", markdown_cell(s.file), markdown_cell(s.reason));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "cudoctor/render/markdown_cell.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/util/strings.hpp"
 
@@ -22,14 +23,14 @@ const char* mark(rules::Severity s) {
 
 using util::visible;
 
-// Table cells must not break the row; visible() has already taken the newlines out.
-std::string cell(const std::string& s) {
+}  // namespace
+
+// visible() takes the newlines out; the '|' is escaped.
+std::string markdown_cell(const std::string& s) {
   std::string out;
   for (const char c : visible(s)) out += c == '|' ? std::string("\\|") : std::string(1, c);
   return out;
 }
-
-}  // namespace
 
 std::string markdown(const report::Report& r, const Options& o) {
   std::string out = fmt::format("## cudoctor {} report\n\n", o.tool_version);
@@ -43,9 +44,9 @@ std::string markdown(const report::Report& r, const Options& o) {
   out += fmt::format("**Verdict:** {} {}\n\n", r.verdict.healthy ? "✅" : "❌", visible(r.verdict.summary));
   out += "| layer | | finding |\n|---|---|---|\n";
   for (const auto& f : r.findings)
-    out +=
-        fmt::format("| {} {} | {} | {}{} |\n", rules::to_string(f.layer), rules::layer_name(f.layer), mark(f.severity),
-                    cell(f.title), f.follows_from.empty() ? "" : fmt::format(" ↳ follows from `{}`", f.follows_from));
+    out += fmt::format("| {} {} | {} | {}{} |\n", rules::to_string(f.layer), rules::layer_name(f.layer),
+                       mark(f.severity), markdown_cell(f.title),
+                       f.follows_from.empty() ? "" : fmt::format(" ↳ follows from `{}`", f.follows_from));
   bool header = false;
   for (const auto* p : report::problems(r)) {
     const auto& f = *p;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cudoctor/render/render.hpp"
+#include "cudoctor/util/version.hpp"
 
 namespace cudoctor::render {
 
@@ -55,7 +56,7 @@ class Exposition {
 };
 
 std::string cuda_text(int v) {
-  return v > 0 ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : "";
+  return v > 0 ? util::cuda_version_string(v) : "";
 }
 
 }  // namespace
