@@ -26,9 +26,15 @@ if command -v fish >/dev/null; then
   [[ $(HOME=$home XDG_CONFIG_HOME=$home fish -c 'complete -C "cudoctor pl"' | cut -f1) == plan ]] || fail "fish does not complete cudoctor"
   rm -rf "$home"
 fi
+for f in slurm/cudoctor-healthcheck slurm/cudoctor-fleet; do
+  [[ -x $prefix/share/cudoctor/$f ]] || fail "no $prefix/share/cudoctor/$f (executable)"
+done
+for f in nhc/cudoctor.nhc npd/cudoctor-plugin-monitor.json kubernetes/daemonset.yaml kubernetes/job.yaml; do
+  [[ -f $prefix/share/cudoctor/$f ]] || fail "no $prefix/share/cudoctor/$f"
+done
 guess=$(cudoctor chek 2>&1 >/dev/null || true)
 [[ $guess == *"Did you mean 'check'?"* ]] || fail "cudoctor chek: $guess"
 rc=0
 cudoctor --no-runtime >/dev/null || rc=$?
 [[ $rc -le 1 ]] || fail "cudoctor --no-runtime exited $rc"
-echo "installed: $bin ($(cudoctor version)); man, bash/zsh/fish completions in place; 'cudoctor pl' completes to plan"
+echo "installed: $bin ($(cudoctor version)); man, bash/zsh/fish completions and the Slurm, NHC, NPD and Kubernetes recipes in place; 'cudoctor pl' completes to plan"

@@ -17,8 +17,10 @@ build_pkgs=(cmake g++ make libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-d
 # prometheus: promtool, the linter the --format prometheus test runs.
 # man-db, tmux, dpkg-dev and strace: the installed package's manual page, the 60-column terminal
 # test, the .deb's exact library dependencies (dpkg-shlibdeps), the ldd benchmark's system calls.
+# chromium: the HTML report loaded headless; slurm-wlm and munge: a one-node Slurm on localhost
+# for the HealthCheckProgram and srun recipes.
 test_pkgs=(python3-torch prometheus clang clang-format libclang-rt-14-dev zsh fish gcc-multilib man-db tmux dpkg-dev strace time
-           bsdextrautils)
+           bsdextrautils chromium slurm-wlm munge)
 
 # Non-free is needed for NVIDIA's user-space driver. Added as its own source file so the
 # machine's own source list stays as it is.
@@ -35,6 +37,10 @@ pkgs=("${build_pkgs[@]}")
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# kubectl, for the manifests' dry run: the machine's own if it has one, else Debian's.
+if [[ $want_test -eq 1 ]] && ! command -v kubectl >/dev/null; then
+  missing+=(kubernetes-client)
+fi
 mkdir -p "$here/build"
 if ((${#missing[@]})) || [[ $want_test -eq 1 && ! -f $here/build/.apt-updated ]]; then
   "${sudo_cmd[@]}" apt-get update -qq

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -322,6 +323,49 @@ TEST(ScenarioSandbox, ProbesThatMeetOnAnExclusiveProcessGpuAreAskedAgainAlone) {
   for (const auto& f : t.report["findings"]) runtimes_ok += f["id"] == "cuda-runtime-ok";
   EXPECT_EQ(runtimes_ok, 2) << t.report["findings"].dump(1);
   for (const auto& c : t.report["runtime"]["cudarts"]) EXPECT_EQ(c["set_device"]["code"], 0) << c.dump();
+}
+
+// A health check beside a running job: the job holds the GPU (here in exclusive-process mode,
+// the lock it holds), so a CUDA context of the check's own would fail with 46 and the node would
+// be drained for being in use. --passive asks NVML alone: libcuda's cuInit is never called.
+TEST(ScenarioSandbox, PassiveAsksNvmlAloneAndLeavesAGpuInUseToItsJob) {
+  if (!can_make_device_nodes()) GTEST_SKIP() << "device nodes need root (mknod)";
+  FixtureRoot r;
+  Canary scratch;
+  ASSERT_TRUE(build_server(r));
+  const auto lock = (scratch.path() / "gpu0.lock").string();
+  const int job = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(job, 0);
+  ASSERT_EQ(::flock(job, LOCK_EX), 0) << "the job's context";
+  const auto busy = timed_check(r, {{"SIM_EXCLUSIVE", lock}});
+  EXPECT_EQ(busy.run.exit_code, 1) << "without --passive the check's own context meets the job's";
+  EXPECT_TRUE(contains(finding(busy.report, "cuda-context-failed")["title"], "46 CUDA_ERROR_DEVICE_UNAVAILABLE"))
+      << busy.report["findings"].dump(1);
+
+  const std::map<std::string, std::string> env = {{"SIM_EXCLUSIVE", lock},
+                                                  {"NVML_SIM_BUS", "27"},
+                                                  {"SIM_MISBEHAVE", "cu_init:touch"},
+                                                  {"SIM_CANARY_DIR", scratch.path().string()}};
+  const auto passive = run_cudoctor({"--root", r.path().string(), "--runtime", "--passive", "--json"}, env);
+  ::close(job);
+  EXPECT_EQ(passive.exit_code, 0) << passive.err;
+  const auto j = nlohmann::json::parse(passive.out);
+  EXPECT_FALSE(finding(j, "nvml-ok").is_null()) << j["findings"].dump(1);
+  EXPECT_EQ(j["gpus"][0]["nvml"]["name"], "NVIDIA H100 80GB HBM3") << "NVML still answers";
+  EXPECT_EQ(j["runtime"]["ran"], false);
+  EXPECT_EQ(finding(j, "runtime-not-run")["title"],
+            "L4 and L5 not run: --passive: NVML only, no CUDA context on GPUs that jobs may be using");
+  EXPECT_TRUE(finding(j, "cuda-context-failed").is_null());
+  EXPECT_FALSE(scratch.has("loaded")) << "cuInit was called";
+  const auto text = run_cudoctor({"--root", r.path().string(), "--runtime", "--passive"}, env);
+  EXPECT_TRUE(contains(text.out, "L5 application skipped (--passive: NVML only")) << text.out;
+
+  run_cudoctor({"--root", r.path().string(), "--runtime", "--json"}, env);
+  EXPECT_TRUE(scratch.has("loaded")) << "the canary works: without --passive cuInit is called";
+
+  const auto both = run_cudoctor({"--root", r.path().string(), "--passive", "--no-runtime"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err, "cudoctor: --passive asks NVML, which --no-runtime forbids: give one of them\n");
 }
 
 TEST(ScenarioSandbox, EscapesInAVersionPyStayEscapedInEveryFormat) {

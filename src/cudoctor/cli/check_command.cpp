@@ -6,6 +6,8 @@
 #include "cudoctor/cli/gather.hpp"
 #include "cudoctor/cli/output.hpp"
 #include "cudoctor/kb/kb.hpp"
+#include "cudoctor/render/html.hpp"
+#include "cudoctor/render/nfd.hpp"
 #include "cudoctor/render/npd.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/report/report.hpp"
@@ -27,6 +29,10 @@ int run_check(const Options& all) {
     out = render::json(rep, ropts);
   else if (format == "npd")
     out = render::npd_line(rep);
+  else if (format == "nfd")
+    out = render::nfd_labels(rep, nfd_options(o));
+  else if (format == "html")
+    out = render::html(rep, ropts);
   else if (format == "prometheus")
     out = render::prometheus(rep, ropts);
   else if (format == "markdown")

@@ -12,6 +12,7 @@
 #include "cudoctor/cli/reports.hpp"
 #include "cudoctor/fleet/fleet.hpp"
 #include "cudoctor/render/fleet_render.hpp"
+#include "cudoctor/render/html.hpp"
 #include "cudoctor/sys/root_sys.hpp"
 #include "cudoctor/util/strings.hpp"
 
@@ -75,6 +76,8 @@ int run_fleet(const Options& all) {
     out = render::json_text(render::fleet_json(r));
   else if (format == "markdown")
     out = render::fleet_markdown(r);
+  else if (format == "html")
+    out = render::fleet_html(r, render_options(o));
   else
     out = render::fleet_text(r, render_options(o));
   return emit(finished(o, std::move(out)), rc);

@@ -62,6 +62,16 @@ std::optional<snapshot::Snapshot> gather_snapshot(const CommonOptions& o, const 
   else if (!popts.child_probes)
     popts.child_probes_off_reason =
         "--root without --runtime (the tree's vendor libraries are loaded only with --runtime)";
+  if (o.passive && o.no_runtime) {
+    fmt::print(stderr, "cudoctor: --passive asks NVML, which --no-runtime forbids: give one of them\n");
+    return std::nullopt;
+  }
+  if (o.passive && o.deep) {
+    fmt::print(stderr, "cudoctor: --deep loads the frameworks' CUDA libraries, which --passive forbids\n");
+    return std::nullopt;
+  }
+  if (o.passive)
+    popts.context_probes_off_reason = "--passive: NVML only, no CUDA context on GPUs that jobs may be using";
   popts.pythons = o.pythons;
   // Without child processes the knowledge base is parsed on a second thread while the probes
   // read the machine, and the probe waits for it where it needs the run-time model. With

@@ -61,8 +61,13 @@ int main(int argc, char** argv) {
       return usage(unknown_argument(app, chosen, extra.front()));
     if (!chosen) chosen = &commands().front();
     if (!apply_common_options(app, o.common)) return 2;
-    if (const auto f = o.common.effective_format(); (f == "prometheus" || f == "npd") && chosen->name != "check") {
+    if (const auto f = o.common.effective_format();
+        (f == "prometheus" || f == "npd" || f == "nfd") && chosen->name != "check") {
       std::fputs(("cudoctor " + std::string(chosen->name) + ": --format " + f + " belongs to check\n").c_str(), stderr);
+      return 2;
+    } else if (f == "html" && chosen->name != "check" && chosen->name != "fleet") {
+      std::fputs(("cudoctor " + std::string(chosen->name) + ": --format html belongs to check and fleet\n").c_str(),
+                 stderr);
       return 2;
     }
     set_output_file(o.common.output);
@@ -70,6 +75,11 @@ int main(int argc, char** argv) {
       std::fputs("cudoctor: --deep belongs to check\n", stderr);
       return 2;
     }
+    for (const char* opt : {"--nfd-namespace", "--nfd-expiry"})
+      if (app.count(opt) && o.common.effective_format() != "nfd") {
+        std::fputs(("cudoctor: " + std::string(opt) + " goes with check --format nfd\n").c_str(), stderr);
+        return 2;
+      }
     return chosen->run(o);
   } catch (const std::exception& e) {
     std::fflush(stdout);

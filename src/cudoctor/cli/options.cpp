@@ -8,6 +8,7 @@
 
 #include "cudoctor/cli/commands.hpp"
 #include "cudoctor/kb/kb.hpp"
+#include "cudoctor/render/nfd.hpp"
 #include "cudoctor/sys/root_sys.hpp"
 #include "cudoctor/util/strings.hpp"
 
@@ -34,8 +35,9 @@ std::string choices(const std::vector<std::string>& values) {
 
 void add_common_options(CLI::App& app, CommonOptions& o) {
   const std::string output(k_output_group), machine(k_machine_group), probes(k_probe_group), check(k_check_group);
-  const std::vector<std::string> formats{"text", "json", "markdown", "prometheus", "npd"};
-  app.add_option("--format", o.format, "Output format (default text; prometheus and npd: check only)")
+  const std::vector<std::string> formats{"text", "json", "markdown", "html", "prometheus", "npd", "nfd"};
+  app.add_option("--format", o.format,
+                 "Output format (default text; html: check and fleet; prometheus, npd and nfd: check only)")
       ->check(one_of(formats))
       ->type_name(choices(formats))
       ->group(output);
@@ -61,6 +63,10 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
       ->group(machine);
   app.add_flag("--no-runtime", o.no_runtime,
                "Load no vendor library (NVML, libcuda, libcudart) at all: L4 and L5 are skipped")
+      ->group(probes);
+  app.add_flag("--passive", o.passive,
+               "Touch no GPU: ask NVML only, create no CUDA context and allocate nothing (L4 and L5 are skipped); "
+               "for monitors and health checks on GPUs that jobs are using")
       ->group(probes);
   app.add_flag("--runtime", o.runtime,
                "With --root: load the tree's own vendor libraries in the child probes (they are the tree's code)")
@@ -92,6 +98,33 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_flag("--deep", o.deep,
                "Import each GPU framework in its own interpreter (a child process, --timeout) and compare what it "
                "sees and maps with the static prediction")
+      ->group(check);
+  app.add_option("--nfd-namespace", o.nfd_namespace,
+                 "With --format nfd: the labels' namespace (default cudoctor.feature.node.kubernetes.io, which "
+                 "nfd-master always accepts)")
+      ->check(CLI::Validator(
+          [](const std::string& v) -> std::string {
+            const auto why = render::nfd_namespace_problem(v);
+            return why.empty() ? "" : "'" + v + "': " + why;
+          },
+          ""))
+      ->type_name("NS")
+      ->group(check);
+  app.add_option("--nfd-expiry", o.nfd_expiry_s,
+                 "With --format nfd: seconds until NFD drops the labels unless the check runs again (default 600; "
+                 "0: never)")
+      ->check(CLI::Validator(
+          [](const std::string& v) -> std::string {
+            std::size_t used = 0;
+            try {
+              const long n = std::stol(v, &used);
+              if (used == v.size() && n >= 0 && n <= 315360000) return "";
+            } catch (const std::exception&) {
+            }
+            return "'" + v + "' is not a whole number of seconds (0 to 315360000)";
+          },
+          ""))
+      ->type_name("SEC")
       ->group(check);
 }
 

@@ -13,20 +13,23 @@ namespace cudoctor::cli {
 
 struct CommonOptions {
   std::string command_line;     // as it was given, each word quoted for the shell (main sets it)
-  std::string format = "text";  // text | json | markdown
+  std::string format = "text";  // text | json | markdown | html; check also prometheus | npd | nfd
   bool json = false;            // --json: --format json
   std::string output;           // --output FILE: written there (atomically) instead of stdout
   bool verbose = false;
   std::string root = "/";
   bool no_runtime = false;
   bool runtime = false;  // --runtime: under --root, load the tree's vendor libraries too
+  bool passive = false;  // --passive: NVML only, no CUDA context (a monitor beside running jobs)
   double timeout_s = 10.0;
   double compute_timeout_s = 30.0;  // --compute-timeout: L5 on every GPU at once
   bool redact = false;
   std::string color = "auto";        // auto | always | never
   std::string kb_dir;                // --kb DIR: knowledge-base files that replace the built-in ones
   std::vector<std::string> pythons;  // --python: interpreters to inspect as well
-  bool deep = false;                 // check --deep: run each environment's interpreter and ask its frameworks
+  std::string nfd_namespace = "cudoctor.feature.node.kubernetes.io";  // --nfd-namespace
+  long nfd_expiry_s = 600;                                            // --nfd-expiry: the labels' lifetime, 0 for none
+  bool deep = false;  // check --deep: run each environment's interpreter and ask its frameworks
 
   std::string effective_format() const { return json ? "json" : format; }
 };

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "cudoctor/probe/probes.hpp"
+#include "cudoctor/render/html.hpp"
 #include "cudoctor/sys/root_sys.hpp"
 
 namespace cudoctor::cli {
@@ -68,30 +69,47 @@ render::Secrets secrets(const sys::Sys& sys) {
   return render::secrets_of(probe::probe_host(ctx));
 }
 
+namespace {
+
+std::string redacted(const CommonOptions& o, std::string_view out, const render::Secrets& s) {
+  return o.effective_format() == "html" ? render::redact_html(out, s) : render::redact(out, s);
+}
+
+}  // namespace
+
 std::string finished(const CommonOptions& o, std::string out) {
-  if (o.redact) out = render::redact(std::string_view(out), secrets(*sys::make_root_sys(o.root)));
+  if (o.redact) out = redacted(o, out, secrets(*sys::make_root_sys(o.root)));
   return for_terminal(o, std::move(out));
 }
 
 std::string finished(const CommonOptions& o, const report::Report& rep, std::string out) {
-  if (o.redact) out = render::redact(out, rep);
+  if (o.redact) out = redacted(o, out, render::secrets_of(rep.snapshot.host));
   return for_terminal(o, std::move(out));
 }
 
 namespace {
 
-// Now, or SOURCE_DATE_EPOCH's time when it is set (reproducible-builds.org), in UTC.
-std::string generated_at() {
+// Now, or SOURCE_DATE_EPOCH's time when it is set (reproducible-builds.org).
+std::time_t now() {
   std::time_t t = std::time(nullptr);
   if (const char* e = std::getenv("SOURCE_DATE_EPOCH")) {
     char* end = nullptr;
     const auto v = std::strtoll(e, &end, 10);
     if (end != e && *end == '\0' && v >= 0) t = static_cast<std::time_t>(v);
   }
+  return t;
+}
+
+// t in UTC as strftime's format writes it; "" when it cannot be.
+std::string utc(std::time_t t, const char* format) {
   std::tm tm{};
   if (!::gmtime_r(&t, &tm)) return "";
-  char buf[32];
-  return std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm) ? std::string(buf) : std::string();
+  char buf[40];
+  return std::strftime(buf, sizeof buf, format, &tm) ? std::string(buf) : std::string();
+}
+
+std::string generated_at() {
+  return utc(now(), "%Y-%m-%d %H:%M UTC");
 }
 
 }  // namespace
@@ -105,6 +123,16 @@ render::Options render_options(const CommonOptions& o) {
   r.redacted = o.redact;
   r.command_line = o.command_line;
   r.generated = generated_at();
+  return r;
+}
+
+render::NfdOptions nfd_options(const CommonOptions& o) {
+  render::NfdOptions r;
+  r.label_namespace = o.nfd_namespace;
+  r.tool_version = CUDOCTOR_VERSION;
+  r.generated = generated_at();
+  // RFC 3339 in UTC, as NFD's expiry-time directive reads it.
+  if (o.nfd_expiry_s > 0) r.expires = utc(now() + static_cast<std::time_t>(o.nfd_expiry_s), "%Y-%m-%dT%H:%M:%SZ");
   return r;
 }
 

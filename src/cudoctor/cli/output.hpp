@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cudoctor/cli/options.hpp"
+#include "cudoctor/render/nfd.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/report/report.hpp"
 #include "cudoctor/sys/sys.hpp"
@@ -30,6 +31,8 @@ std::string finished(const CommonOptions& o, const report::Report& rep, std::str
 
 // The renderers' options for these flags and this terminal: colour, -v, the width to wrap at.
 render::Options render_options(const CommonOptions& o);
+// --format nfd's namespace, and its expiry: --nfd-expiry seconds from now.
+render::NfdOptions nfd_options(const CommonOptions& o);
 // Text output as the terminal can show it: ASCII stand-ins for the symbols when the locale's
 // character set is not UTF-8 (JSON and markdown, which are files, stay UTF-8).
 std::string for_terminal(const CommonOptions& o, std::string out);

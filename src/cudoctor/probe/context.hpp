@@ -33,6 +33,7 @@ struct Options {
   std::chrono::milliseconds compute_timeout{30000};  // the computation check (L5), every GPU at once
   bool child_probes = true;                          // NVML and the runtime probes in a child
   std::string child_probes_off_reason;               // why not, said in the report ("--no-runtime")
+  std::string context_probes_off_reason;             // set: NVML alone, no CUDA context, said so (--passive)
   std::vector<std::string> pythons;                  // --python: interpreters to inspect too
   bool deep = false;                                 // check --deep: ask each framework in its interpreter
   // Resolved for each framework found. The caller may still be computing it (the knowledge

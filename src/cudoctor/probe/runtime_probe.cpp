@@ -136,8 +136,17 @@ void probe_runtime(Context& ctx, snapshot::Snapshot& snap) {
     rt.not_run_reason = ctx.options().child_probes_off_reason;
     return;
   }
-  rt.ran = true;
   const auto timeout = ctx.options().timeout;
+  if (!ctx.options().context_probes_off_reason.empty()) {
+    rt.not_run_reason = ctx.options().context_probes_off_reason;
+    if (nvml_host.empty()) return;
+    runtime::ChildSet nvml(std::vector<runtime::ChildFn>{[&] { return runtime::query_nvml(nvml_host); }}, timeout);
+    const auto library = snap.driver.nvml.library;
+    snap.driver.nvml = runtime::parse_reply<snapshot::NvmlFacts>(nvml.wait().front());
+    snap.driver.nvml.library = library;
+    return;
+  }
+  rt.ran = true;
 
   std::string libcuda;  // logical real path
   for (const auto& l : snap.driver.libraries)

@@ -63,7 +63,7 @@ std::string configuration_label(const std::vector<fleet::Fact>& facts) {
   if (gpu)
     parts.push_back(*gpu + (count && *count != "1" ? " ×" + *count : ""));
   else if (count)
-    parts.push_back(*count == "0" ? "no GPU" : *count + " GPUs");
+    parts.push_back(*count == "0" ? "no GPU" : *count == "1" ? "1 GPU" : *count + " GPUs");
   if (const auto* d = fact(facts, "driver.user_space"))
     parts.push_back("driver " + *d);
   else if (const auto* k = fact(facts, "driver.kernel_module"))

@@ -1,6 +1,8 @@
 // --redact: user names, home directories and host names out of a rendered report.
 #include <algorithm>
 
+#include "cudoctor/render/html.hpp"
+#include "cudoctor/render/html_page.hpp"
 #include "cudoctor/render/render.hpp"
 #include "cudoctor/util/strings.hpp"
 
@@ -73,17 +75,46 @@ Secrets secrets_of(const snapshot::HostFacts& h) {
   return s;
 }
 
-std::string redact(std::string_view rendered, const Secrets& s) {
+namespace {
+
+// The placeholders, and how a secret is spelled in the output: as it is in text, markdown and
+// JSON; with its characters escaped in HTML, where the placeholders are written as references
+// too (a raw "<host>" would be an element) and no match may begin or end inside a reference
+// (a user called "amp" must leave "&amp;" whole).
+struct Spelling {
+  const char* home = "<home>";
+  const char* user = "<user>";
+  const char* host = "<host>";
+  bool html = false;
+  std::string of(std::string_view secret) const { return html ? html_page::escape(secret) : std::string(secret); }
+};
+
+// Inside a character reference: '&' then letters, digits or '#' up to pos, and ';' after.
+bool in_reference(std::string_view s, std::size_t pos, std::size_t end) {
+  if (pos == 0) return false;
+  const auto amp = s.rfind('&', pos - 1);
+  if (amp == std::string_view::npos) return false;
+  for (auto i = amp + 1; i < pos; ++i)
+    if (!alnum(s[i]) && s[i] != '#') return false;
+  for (auto i = end; i < s.size(); ++i) {
+    if (s[i] == ';') return true;
+    if (!alnum(s[i])) return false;
+  }
+  return false;
+}
+
+std::string redact_spelled(std::string_view rendered, const Secrets& s, const Spelling& w) {
   std::vector<Hit> hits;
   for (const auto& home : s.homes) {
     auto h = home;
     while (h.size() > 1 && h.back() == '/') h.pop_back();
-    find_all(rendered, h, Match::path_prefix, "<home>", hits);
+    find_all(rendered, w.of(h), Match::path_prefix, w.home, hits);
   }
-  for (const auto& n : s.names) find_all(rendered, n, Match::token, "<user>", hits);
+  for (const auto& n : s.names) find_all(rendered, w.of(n), Match::token, w.user, hits);
   // Host names are not case-sensitive (RFC 4343); ASCII lowering keeps every byte's place.
   const auto lower = util::to_lower(rendered);
-  for (const auto& h : s.hosts) find_all(lower, util::to_lower(h), Match::host, "<host>", hits);
+  for (const auto& h : s.hosts) find_all(lower, w.of(util::to_lower(h)), Match::host, w.host, hits);
+  if (w.html) std::erase_if(hits, [&](const Hit& h) { return in_reference(rendered, h.pos, h.pos + h.len); });
   // The first match wins; at the same place the longest (an FQDN over its short name).
   std::sort(hits.begin(), hits.end(),
             [](const Hit& a, const Hit& b) { return a.pos != b.pos ? a.pos < b.pos : a.len > b.len; });
@@ -97,6 +128,16 @@ std::string redact(std::string_view rendered, const Secrets& s) {
   }
   out.append(rendered.substr(at));
   return out;
+}
+
+}  // namespace
+
+std::string redact(std::string_view rendered, const Secrets& s) {
+  return redact_spelled(rendered, s, Spelling{});
+}
+
+std::string redact_html(std::string_view page, const Secrets& s) {
+  return redact_spelled(page, s, Spelling{"&lt;home&gt;", "&lt;user&gt;", "&lt;host&gt;", true});
 }
 
 std::string redact(const std::string& rendered, const report::Report& r) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "cudoctor/render/html.hpp"
 #include "cudoctor/render/render.hpp"
 
 namespace cudoctor::render {
@@ -39,6 +40,22 @@ TEST(Redact, HostAsAWholeTokenAnyCase) {
   EXPECT_EQ(redact("on gpu-node-17.cluster.example.org today", s), "on <host> today") << "the FQDN as one";
   EXPECT_EQ(redact("GPU-NODE-17: up", s), "<host>: up");
   EXPECT_EQ(redact("gpu-node-170 xgpu-node-17", s), "gpu-node-170 xgpu-node-17");
+}
+
+// In a page, placeholders are text, not elements; a secret is matched as the page escapes it;
+// a character reference is never cut, whatever the user is called.
+TEST(Redact, InHtmlThePlaceholdersAreTextAndReferencesStayWhole) {
+  snapshot::HostFacts h;
+  h.user = "amp";
+  h.hostname = "gpu-node-17";
+  h.private_names = {"amp", "o'neil", "lt"};
+  h.private_homes = {"/home/o'neil"};
+  const auto s = secrets_of(h);
+  EXPECT_EQ(redact_html("<td>gpu-node-17</td><td>/home/o&#39;neil/venv</td>", s),
+            "<td>&lt;host&gt;</td><td>&lt;home&gt;/venv</td>");
+  EXPECT_EQ(redact_html("<p>amp: A &amp; B &lt;x&gt; o&#39;neil &#39;amp&#39;</p>", s),
+            "<p>&lt;user&gt;: A &amp; B &lt;x&gt; &lt;user&gt; &#39;&lt;user&gt;&#39;</p>");
+  EXPECT_EQ(redact("gpu-node-17", s), "<host>") << "text keeps its own placeholders";
 }
 
 TEST(Redact, RootsHomeIsAHomeButRootAndOneLetterNamesAreWords) {
