@@ -56,9 +56,10 @@ std::size_t columns(const std::string& line) {
 TEST(ScenarioCli, EachCommandsHelpListsTheOptionsThatApply) {
   const auto check = run_cudoctor({"check", "--help"});
   EXPECT_EQ(check.exit_code, 0);
-  for (const char* opt : {"--json", "-v, --verbose", "--format {text,json,markdown,prometheus,npd}", "--root DIR",
-                          "--no-runtime", "--python PATH", "--redact", "--deep", "--timeout SEC", "Examples:",
-                          "Exit codes:", "Environment:", "NO_COLOR", "CUDA_VISIBLE_DEVICES", "man cudoctor"})
+  for (const char* opt : {"--json", "-v, --verbose", "--format {text,json,markdown,html,prometheus,npd,nfd}",
+                          "--root DIR", "--no-runtime", "--passive", "--nfd-namespace NS", "--nfd-expiry SEC",
+                          "--python PATH", "--redact", "--deep", "--timeout SEC", "Examples:", "Exit codes:",
+                          "Environment:", "NO_COLOR", "CUDA_VISIBLE_DEVICES", "man cudoctor"})
     EXPECT_TRUE(contains(check.out, opt)) << opt << " in\n" << check.out;
   EXPECT_FALSE(contains(check.out, "TEXT:{")) << "CLI11's type tags";
   const auto plan = run_cudoctor({"plan", "--help"});
@@ -119,7 +120,7 @@ TEST(ScenarioCli, BashCompletesCommandsOptionsAndValues) {
   const auto f = completion_file(r, "bash");
   EXPECT_EQ(bash_offers(f, "cudoctor pl"), "plan\n");
   EXPECT_EQ(bash_offers(f, "cudoctor t"), "toolkits tune\n");
-  EXPECT_EQ(bash_offers(f, "cudoctor --format \"\""), "text json markdown prometheus npd\n");
+  EXPECT_EQ(bash_offers(f, "cudoctor --format \"\""), "text json markdown html prometheus npd nfd\n");
   EXPECT_EQ(bash_offers(f, "cudoctor -v --color n"), "never\n");
   EXPECT_EQ(bash_offers(f, "cudoctor kb d"), "driver\n");
   EXPECT_EQ(bash_offers(f, "cudoctor plan --dr"), "--driver\n");
@@ -140,7 +141,7 @@ TEST(ScenarioCli, FishCompletesCommandsOptionsAndValues) {
     return shell_output("fish --no-config -c 'source " + f + "; complete -C \"" + line + "\"' | cut -f1");
   };
   EXPECT_EQ(ask("cudoctor pl"), "plan\n");
-  EXPECT_EQ(ask("cudoctor --format "), "json\nmarkdown\nnpd\nprometheus\ntext\n");
+  EXPECT_EQ(ask("cudoctor --format "), "html\njson\nmarkdown\nnfd\nnpd\nprometheus\ntext\n");
   EXPECT_EQ(ask("cudoctor plan --dr"), "--driver\n");
   EXPECT_EQ(ask("cudoctor kb "), "driver\nerror\ngpu\ntoolkit\n");
   EXPECT_FALSE(contains(ask("cudoctor ldd --"), "--deep"));

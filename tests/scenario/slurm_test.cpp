@@ -131,6 +131,38 @@ TEST(Slurm, SlurmdsHealthCheckDrainsABrokenNodeWithTheBreakAndResumesItWhenHealt
   EXPECT_EQ(c.state(), "drained|maintenance: PSU swap");
 }
 
+// While a job runs on the node its GPUs are the job's: the health check asks NVML alone
+// (--passive); on an idle node it runs the whole check. What the script ran is recorded by a
+// stand-in for cudoctor that answers as a healthy one does.
+TEST(Slurm, TheHealthCheckIsPassiveWhileAJobRunsOnTheNode) {
+  REQUIRE_SLURM();
+  Cluster c;
+  ASSERT_FALSE(c.node().empty());
+  const auto args = c.dir() / "cudoctor-args";
+  const auto recorder = c.dir() / "cudoctor";
+  write_file(recorder, "#!/bin/sh\necho \"$*\" >> " + args.string() + "\necho 'ok: the GPU stack works'\n",
+             fs::perms::owner_all);
+  const auto conf = c.dir() / "healthcheck.conf";
+  write_file(conf, "CUDOCTOR=" + recorder.string() + "\n");
+  const auto check = [&] {
+    fs::remove(args);
+    c.run("SLURMD_NODENAME=" + c.node() + " CUDOCTOR_HEALTHCHECK_CONF=" + conf.string() + " " + source_dir() +
+          "/deploy/slurm/cudoctor-healthcheck");
+    std::ifstream in(args);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(check(), "check --format npd --timeout 10\n") << "idle: the whole check";
+  const auto job = c.run("sbatch --parsable --wrap 'sleep 120'");
+  std::string running;
+  for (int i = 0; i < 240 && running.empty(); ++i) {
+    running = c.run("squeue --noheader --states=RUNNING --format=%i");
+    if (running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  ASSERT_FALSE(running.empty()) << job;
+  EXPECT_EQ(check(), "check --format npd --passive --timeout 10\n") << "job " << running;
+  c.run("scancel " + running);
+}
+
 TEST(Slurm, TheSrunRecipeGathersEveryNodesReportAndFleetNamesTheBrokenOne) {
   REQUIRE_SLURM();
   FixtureRoot broken;
