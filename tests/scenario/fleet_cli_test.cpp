@@ -98,6 +98,17 @@ TEST_F(FleetCli, HealthyFilesAloneExitZeroAndNothingReadableIsAnError) {
   const auto bare = run_cudoctor({"fleet"});
   EXPECT_EQ(bare.exit_code, 2);
   EXPECT_NE(bare.err.find("give report files or a directory of them"), std::string::npos) << bare.err;
+  // Other machines' reports: this one does not know their users and homes, so it redacts nothing.
+  for (const char* command : {"fleet", "diff"}) {
+    const auto red = run_cudoctor({command, file(0), file(1), "--redact"});
+    EXPECT_EQ(red.exit_code, 2) << command;
+    EXPECT_EQ(red.out, "") << command;
+    EXPECT_NE(red.err.find(std::string("cudoctor ") + command +
+                           ": --redact does not apply: the reports come from other machines"),
+              std::string::npos)
+        << red.err;
+    EXPECT_NE(red.err.find("(cudoctor check --json --redact)"), std::string::npos) << red.err;
+  }
 }
 
 TEST_F(FleetCli, DiffOfAHealthyAndABrokenH200PutsTheCauseFirst) {

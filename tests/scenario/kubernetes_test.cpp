@@ -131,8 +131,12 @@ TEST(ScenarioKubernetes, TheManifestsPassKubectlsValidationAndSayWhatTheDocsSay)
   std::string loop;
   for (const auto& part : c["command"]) loop += part.get<std::string>() + " ";
   for (const auto& part : c["args"]) loop += part.get<std::string>() + " ";
-  EXPECT_EQ(occurrences(loop, "cudoctor check --root /host --runtime --passive "), 2u)
-      << "the host's NVML, and no CUDA context on GPUs the workloads own: " << loop;
+  EXPECT_EQ(occurrences(loop, "cudoctor check $where --passive "), 2u)
+      << "no CUDA context on GPUs the workloads own: " << loop;
+  EXPECT_TRUE(contains(loop, "[ -e \"$f\" ] && where=\"--root /host --runtime\"")) << "the host's NVML: " << loop;
+  EXPECT_EQ(with(c["volumeMounts"], "mountPath", "/host")["recursiveReadOnly"], "Enabled")
+      << "the host's /proc and /sys read-only too";
+  EXPECT_EQ(ns["metadata"]["labels"]["pod-security.kubernetes.io/enforce"], "privileged") << "hostPath needs it";
   EXPECT_TRUE(contains(loop, "--format prometheus --output /textfile/cudoctor.prom")) << loop;
   EXPECT_TRUE(contains(loop, "--format nfd ")) << loop;
   EXPECT_TRUE(contains(loop, "--output /features.d/cudoctor")) << loop;
@@ -147,6 +151,7 @@ TEST(ScenarioKubernetes, TheManifestsPassKubectlsValidationAndSayWhatTheDocsSay)
   for (const auto& part : jc["command"]) command += part.get<std::string>() + " ";
   EXPECT_TRUE(command.starts_with("cudoctor check --json ")) << command;
   EXPECT_EQ(job["spec"]["template"]["spec"]["restartPolicy"], "Never");
+  EXPECT_EQ(job["spec"]["template"]["spec"]["runtimeClassName"], "nvidia");
 }
 
 TEST(ScenarioKubernetes, KubectlRefusesAManifestWithAnUnknownFieldOrAWrongType) {

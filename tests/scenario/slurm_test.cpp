@@ -183,6 +183,12 @@ TEST(Slurm, TheSrunRecipeGathersEveryNodesReportAndFleetNamesTheBrokenOne) {
   const auto j = nlohmann::json::parse(in);
   EXPECT_EQ(j["verdict"]["break_finding"], "module-blocked-by-secure-boot");
 
+  // A node that leaves no report is named, and an earlier run's report does not stand in for it.
+  const auto none = c.run("CUDOCTOR=/bin/true timeout 120 salloc --nodes=1 --immediate=60 " + source_dir() +
+                          "/deploy/slurm/cudoctor-fleet " + reports.string() + " 2>&1; echo rc=$?");
+  EXPECT_TRUE(contains(none, "cudoctor-fleet: no report from 1 of 1 nodes: " + c.node() + "\n")) << none;
+  EXPECT_TRUE(none.ends_with("rc=2\n")) << none;
+
   // Outside an allocation it says how to get one.
   const auto outside = shell_output(source_dir() + "/deploy/slurm/cudoctor-fleet 2>&1; echo rc=$?");
   EXPECT_TRUE(contains(outside, "run inside an allocation: salloc -N <nodes>")) << outside;

@@ -21,6 +21,13 @@ void add_diff_options(CLI::App& app, Options& o) {
 int run_diff(const Options& all) {
   const auto& o = all.common;
   const auto& files = all.diff.files;
+  if (o.redact) {
+    fmt::print(stderr,
+               "cudoctor diff: --redact does not apply: the reports come from other machines, whose names, users "
+               "and homes this one does not know; redact each where it is written (cudoctor check --json "
+               "--redact)\n");
+    return 2;
+  }
   if (files.size() != 2) {
     fmt::print(stderr,
                "cudoctor diff: give two reports, e.g. cudoctor diff good.json bad.json (each written by "

@@ -25,6 +25,13 @@ void add_fleet_options(CLI::App& app, Options& o) {
 
 int run_fleet(const Options& all) {
   const auto& o = all.common;
+  if (o.redact) {
+    fmt::print(stderr,
+               "cudoctor fleet: --redact does not apply: the reports come from other machines, whose names, users "
+               "and homes this one does not know; redact each where it is written (cudoctor check --json "
+               "--redact)\n");
+    return 2;
+  }
   if (all.fleet.inputs.empty()) {
     fmt::print(stderr,
                "cudoctor fleet: give report files or a directory of them, e.g. cudoctor fleet reports/ "

@@ -86,8 +86,54 @@ struct Spelling {
   const char* user = "<user>";
   const char* host = "<host>";
   bool html = false;
-  std::string of(std::string_view secret) const { return html ? html_page::escape(secret) : std::string(secret); }
+  // As the output spells it: in prose, and inside a JSON string (where " and \ are escaped).
+  std::vector<std::string> of(std::string_view secret) const {
+    std::string json;
+    for (const char c : secret) json += c == '"' || c == '\\' ? std::string{'\\', c} : std::string(1, c);
+    std::vector<std::string> out{std::string(secret)};
+    if (json != secret) out.push_back(json);
+    if (html)
+      for (auto& o : out) o = html_page::escape(o);
+    return out;
+  }
 };
+
+// Where a page holds text of the report: outside tags, comments, the style sheet and the
+// script. Secrets are replaced there only, so the page's own markup (a user called "code", a
+// host called "tools", an element's id) is never touched. Half-open [begin, end) spans.
+std::vector<std::pair<std::size_t, std::size_t>> html_text_spans(std::string_view page) {
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  std::size_t at = 0;
+  const auto skip_to = [&](std::size_t from, std::string_view end) {
+    const auto e = page.find(end, from);
+    return e == std::string_view::npos ? page.size() : e + end.size();
+  };
+  while (at < page.size()) {
+    const auto lt = page.find('<', at);
+    if (lt == std::string_view::npos) {
+      spans.emplace_back(at, page.size());
+      break;
+    }
+    if (lt > at) spans.emplace_back(at, lt);
+    const auto rest = util::to_lower(page.substr(lt, 8));
+    if (rest.starts_with("<!--"))
+      at = skip_to(lt, "-->");
+    else if (rest.starts_with("<style"))
+      at = skip_to(lt, "</style>");
+    else if (rest.starts_with("<script"))
+      at = skip_to(lt, "</script>");
+    else
+      at = skip_to(lt, ">");
+  }
+  return spans;
+}
+
+bool inside(const std::vector<std::pair<std::size_t, std::size_t>>& spans, std::size_t pos, std::size_t end) {
+  auto it = std::upper_bound(spans.begin(), spans.end(), std::make_pair(pos, static_cast<std::size_t>(-1)));
+  if (it == spans.begin()) return false;
+  --it;
+  return it->first <= pos && end <= it->second;
+}
 
 // Inside a character reference: '&' then letters, digits or '#' up to pos, and ';' after.
 bool in_reference(std::string_view s, std::size_t pos, std::size_t end) {
@@ -108,13 +154,20 @@ std::string redact_spelled(std::string_view rendered, const Secrets& s, const Sp
   for (const auto& home : s.homes) {
     auto h = home;
     while (h.size() > 1 && h.back() == '/') h.pop_back();
-    find_all(rendered, w.of(h), Match::path_prefix, w.home, hits);
+    for (const auto& spelt : w.of(h)) find_all(rendered, spelt, Match::path_prefix, w.home, hits);
   }
-  for (const auto& n : s.names) find_all(rendered, w.of(n), Match::token, w.user, hits);
+  for (const auto& n : s.names)
+    for (const auto& spelt : w.of(n)) find_all(rendered, spelt, Match::token, w.user, hits);
   // Host names are not case-sensitive (RFC 4343); ASCII lowering keeps every byte's place.
   const auto lower = util::to_lower(rendered);
-  for (const auto& h : s.hosts) find_all(lower, w.of(util::to_lower(h)), Match::host, w.host, hits);
-  if (w.html) std::erase_if(hits, [&](const Hit& h) { return in_reference(rendered, h.pos, h.pos + h.len); });
+  for (const auto& h : s.hosts)
+    for (const auto& spelt : w.of(util::to_lower(h))) find_all(lower, spelt, Match::host, w.host, hits);
+  if (w.html) {
+    const auto text = html_text_spans(rendered);
+    std::erase_if(hits, [&](const Hit& h) {
+      return !inside(text, h.pos, h.pos + h.len) || in_reference(rendered, h.pos, h.pos + h.len);
+    });
+  }
   // The first match wins; at the same place the longest (an FQDN over its short name).
   std::sort(hits.begin(), hits.end(),
             [](const Hit& a, const Hit& b) { return a.pos != b.pos ? a.pos < b.pos : a.len > b.len; });

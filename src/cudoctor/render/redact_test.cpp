@@ -58,6 +58,28 @@ TEST(Redact, InHtmlThePlaceholdersAreTextAndReferencesStayWhole) {
   EXPECT_EQ(redact("gpu-node-17", s), "<host>") << "text keeps its own placeholders";
 }
 
+// The page's own markup is not the report's text: a user called "code" or a host called "tools"
+// leaves the elements, ids, style sheet and script alone, and is replaced in the text around them.
+TEST(Redact, InHtmlTheMarkupStyleAndScriptAreNeverTouched) {
+  snapshot::HostFacts h;
+  h.hostname = "tools";
+  h.private_names = {"code"};
+  const auto s = secrets_of(h);
+  EXPECT_EQ(redact_html("<div class=\"tools\" id=\"tools\"><code>code</code> on tools</div>", s),
+            "<div class=\"tools\" id=\"tools\"><code>&lt;user&gt;</code> on &lt;host&gt;</div>");
+  EXPECT_EQ(redact_html("<style>.tools code{x:1}</style><script>getElementById('tools')</script><!-- code -->x", s),
+            "<style>.tools code{x:1}</style><script>getElementById('tools')</script><!-- code -->x");
+}
+
+// A home with a quote in it, inside JSON, is spelt with a backslash: that spelling goes too.
+TEST(Redact, SecretsAreMatchedAsJsonSpellsThem) {
+  snapshot::HostFacts h;
+  h.private_homes = {"/home/o\"neil"};
+  const auto s = secrets_of(h);
+  EXPECT_EQ(redact("{\"home\": \"/home/o\\\"neil/venv\"} /home/o\"neil/x", s), "{\"home\": \"<home>/venv\"} <home>/x");
+  EXPECT_EQ(redact_html("<pre>\"/home/o\\&quot;neil/v\"</pre>", s), "<pre>\"&lt;home&gt;/v\"</pre>");
+}
+
 TEST(Redact, RootsHomeIsAHomeButRootAndOneLetterNamesAreWords) {
   snapshot::HostFacts h;
   h.user = "root";
