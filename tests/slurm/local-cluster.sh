@@ -19,6 +19,14 @@ stop() {
     [[ -f $dir/$p.pid ]] && kill -9 "$(cat "$dir/$p.pid")" 2>/dev/null || true
     rm -f "$dir/$p.pid"
   done
+  # What the daemons started and the pid files do not name (a slurmd forked to launch a job's
+  # step, the step itself) works in the cluster's directory: none of it outlives the cluster.
+  local proc cwd
+  for proc in /proc/[0-9]*; do
+    cwd=$(readlink "$proc/cwd" 2>/dev/null) || continue
+    [[ $cwd == "$dir" || $cwd == "$dir"/* ]] && kill -9 "${proc#/proc/}" 2>/dev/null
+  done
+  return 0
 }
 
 if [[ $cmd == stop ]]; then
