@@ -1,13 +1,13 @@
 #include "cudoctor/runtime/reaping_linux.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -17,6 +17,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The file's first 4 KiB; "" when it cannot be opened or read.
+std::string read_small(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf - out.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() >= sizeof buf) break;
+  }
+  ::close(fd);
+  return out;
+}
+
 // Our children, read from /proc (every process whose parent is us).
 std::vector<pid_t> children_of_self() {
   std::vector<pid_t> out;
@@ -25,8 +42,9 @@ std::vector<pid_t> children_of_self() {
     while (const dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
       if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-      std::ifstream f("/proc/" + name + "/stat");
-      std::string stat((std::istreambuf_iterator<char>(f)), {});
+      // A process that exits while it is read makes read() fail (ESRCH): it is no child of
+      // ours any more. open/read, not an ifstream, whose underflow throws on that error.
+      const std::string stat = read_small("/proc/" + name + "/stat");
       // pid (comm) state ppid …; comm may hold spaces and parentheses: take the last ')'.
       const auto close = stat.rfind(')');
       if (close == std::string::npos) continue;
