@@ -115,12 +115,7 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                  "0: never)")
       ->check(CLI::Validator(
           [](const std::string& v) -> std::string {
-            std::size_t used = 0;
-            try {
-              const long n = std::stol(v, &used);
-              if (used == v.size() && n >= 0 && n <= 315360000) return "";
-            } catch (const std::exception&) {
-            }
+            if (const auto n = util::parse_uint(v); n && *n <= 315360000) return "";
             return "'" + v + "' is not a whole number of seconds (0 to 315360000)";
           },
           ""))

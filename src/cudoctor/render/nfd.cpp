@@ -15,10 +15,6 @@ bool alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 // A label's name part obeys the value's rules and is never empty.
 std::string label_name(std::string_view s) {
   const auto v = nfd_label_value(s);
@@ -57,8 +53,8 @@ std::string nfd_namespace_problem(std::string_view ns) {
   // nfd-master denies kubernetes.io and its sub-namespaces, except these two trees (its
   // master configuration reference, denyLabelNs).
   for (const std::string_view allowed : {"feature.node.kubernetes.io", "profile.node.kubernetes.io"})
-    if (ns == allowed || ends_with(ns, "." + std::string(allowed))) return "";
-  if (ns == "kubernetes.io" || ends_with(ns, ".kubernetes.io"))
+    if (ns == allowed || ns.ends_with("." + std::string(allowed))) return "";
+  if (ns == "kubernetes.io" || ns.ends_with(".kubernetes.io"))
     return "nfd-master always denies kubernetes.io and its sub-namespaces (feature.node.kubernetes.io and "
            "profile.node.kubernetes.io excepted)";
   return "";
