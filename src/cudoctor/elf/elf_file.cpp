@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "cudoctor/elf/source.hpp"
+
 namespace cudoctor::elf {
 namespace {
 
@@ -18,16 +20,10 @@ util::Error fail(const std::string& what) {
   return util::error(what);
 }
 
-// The bytes with the file's class: reads of address-sized fields and the header's offsets.
+// The file with its class: reads of address-sized fields and the header's offsets.
 struct Reader {
-  Bytes b;
+  Source& b;
   bool is64;
-  // Reads an address-sized field.
-  std::optional<std::uint64_t> addr(std::uint64_t off) const {
-    if (is64) return b.u64(off);
-    const auto v = b.u32(off);
-    return v ? std::optional<std::uint64_t>(*v) : std::nullopt;
-  }
 };
 
 // The ELF header's table geometry, with the extended numbering of section 0 applied.
@@ -47,13 +43,15 @@ std::optional<std::uint64_t> vaddr_to_offset(const std::vector<Segment>& segment
 // e_ident, e_type, e_machine and the table geometry. The caller has checked the magic and
 // set the byte order; the header is 52 bytes in ELFCLASS32, 64 in ELFCLASS64.
 util::Result<Header> read_header(const Reader& r, ElfFile& f) {
-  const auto& b = r.b;
-  if (b.size() < (r.is64 ? 64u : 52u)) return fail("truncated ELF header");
+  const auto hb = r.b.range(0, r.is64 ? 64u : 52u);
+  if (!hb) return fail(r.b.error().empty() ? "truncated ELF header" : r.b.error());
+  const auto& b = *hb;
+  const auto addr = [&](std::uint64_t o) { return r.is64 ? *b.u64(o) : *b.u32(o); };
   f.type = *b.u16(16);
   f.machine = *b.u16(18);
   Header h;
-  h.phoff = *r.addr(r.is64 ? 32 : 28);
-  h.shoff = *r.addr(r.is64 ? 40 : 32);
+  h.phoff = addr(r.is64 ? 32 : 28);
+  h.shoff = addr(r.is64 ? 40 : 32);
   h.phentsize = *b.u16(r.is64 ? 54 : 42);
   h.phnum = *b.u16(r.is64 ? 56 : 44);
   h.shentsize = *b.u16(r.is64 ? 58 : 46);
@@ -69,11 +67,11 @@ util::Result<Header> read_header(const Reader& r, ElfFile& f) {
   const bool in_zero = h.phnum == k_pn_xnum || (h.shoff != 0 && (h.shnum == 0 || h.shstrndx == k_shn_xindex));
   if (!in_zero) return h;
   if (h.shoff == 0) return fail("e_phnum is PN_XNUM (0xffff) but there is no section header 0 to hold the count");
-  if (!b.contains(h.shoff, h.shentsize))
-    return fail("truncated section header table (section 0 holds the extended counts)");
-  if (h.shnum == 0) h.shnum = *r.addr(h.shoff + (r.is64 ? 32 : 20));
-  if (h.shstrndx == k_shn_xindex) h.shstrndx = *b.u32(h.shoff + (r.is64 ? 40 : 24));
-  if (h.phnum == k_pn_xnum) h.phnum = *b.u32(h.shoff + (r.is64 ? 44 : 28));
+  const auto zero = r.b.range(h.shoff, h.shentsize);
+  if (!zero) return fail("truncated section header table (section 0 holds the extended counts)");
+  if (h.shnum == 0) h.shnum = r.is64 ? *zero->u64(32) : *zero->u32(20);
+  if (h.shstrndx == k_shn_xindex) h.shstrndx = *zero->u32(r.is64 ? 40 : 24);
+  if (h.phnum == k_pn_xnum) h.phnum = *zero->u32(r.is64 ? 44 : 28);
   return h;
 }
 
@@ -81,24 +79,25 @@ util::Result<Header> read_header(const Reader& r, ElfFile& f) {
 util::Result<std::vector<Segment>> read_segments(const Reader& r, const Header& h) {
   std::vector<Segment> out;
   if (h.phnum == 0) return out;
-  const auto& b = r.b;
+  auto& b = r.b;
   if (h.phentsize < (r.is64 ? 56u : 32u)) return fail(fmt::format("program header entries of {} bytes", h.phentsize));
   // phnum < 2^32 and phentsize < 2^16: the product cannot overflow.
-  if (!b.contains(h.phoff, h.phnum * h.phentsize)) return fail("truncated program header table");
+  const auto table = b.range(h.phoff, h.phnum * h.phentsize);
+  if (!table) return fail("truncated program header table");
   for (std::uint64_t i = 0; i < h.phnum; ++i) {
-    const auto o = h.phoff + i * h.phentsize;
+    const auto o = i * h.phentsize;
     Segment s;
-    s.type = *b.u32(o);
+    s.type = *table->u32(o);
     if (r.is64) {
-      s.offset = *b.u64(o + 8);
-      s.vaddr = *b.u64(o + 16);
-      s.filesz = *b.u64(o + 32);
-      s.memsz = *b.u64(o + 40);
+      s.offset = *table->u64(o + 8);
+      s.vaddr = *table->u64(o + 16);
+      s.filesz = *table->u64(o + 32);
+      s.memsz = *table->u64(o + 40);
     } else {
-      s.offset = *b.u32(o + 4);
-      s.vaddr = *b.u32(o + 8);
-      s.filesz = *b.u32(o + 16);
-      s.memsz = *b.u32(o + 20);
+      s.offset = *table->u32(o + 4);
+      s.vaddr = *table->u32(o + 8);
+      s.filesz = *table->u32(o + 16);
+      s.memsz = *table->u32(o + 20);
     }
     out.push_back(s);
   }
@@ -106,12 +105,11 @@ util::Result<std::vector<Segment>> read_segments(const Reader& r, const Header& 
 }
 
 // PT_INTERP's NUL-terminated path; "" when there is none or it does not fit.
-std::string read_interpreter(const Bytes& b, const std::vector<Segment>& segments) {
+std::string read_interpreter(Source& b, const std::vector<Segment>& segments) {
   std::string out;
   for (const auto& s : segments)
-    if (s.type == k_pt_interp)
-      if (const auto in = b.slice(s.offset, s.filesz))
-        if (const auto str = in->cstr(0)) out = *str;
+    if (s.type == k_pt_interp && s.offset <= b.size() && s.filesz <= b.size() - s.offset)
+      if (const auto str = b.cstr(s.offset, s.offset + s.filesz)) out = *str;
   return out;
 }
 
@@ -120,26 +118,28 @@ std::string read_interpreter(const Bytes& b, const std::vector<Segment>& segment
 util::Result<std::vector<Section>> read_sections(const Reader& r, const Header& h) {
   std::vector<Section> out;
   if (h.shnum == 0 || h.shoff == 0) return out;
-  const auto& b = r.b;
+  auto& b = r.b;
   // shnum may come from a 64-bit sh_size: compare by division so the size cannot overflow.
-  if (h.shnum > b.size() / h.shentsize || !b.contains(h.shoff, h.shnum * h.shentsize))
-    return fail("truncated section header table");
+  if (h.shnum > b.size() / h.shentsize) return fail("truncated section header table");
+  const auto table = b.range(h.shoff, h.shnum * h.shentsize);
+  if (!table) return fail("truncated section header table");
+  const auto addr = [&](std::uint64_t o) { return r.is64 ? *table->u64(o) : *table->u32(o); };
   std::vector<std::uint32_t> name_offsets;
   for (std::uint64_t i = 0; i < h.shnum; ++i) {
-    const auto o = h.shoff + i * h.shentsize;
+    const auto o = i * h.shentsize;
     Section s;
-    name_offsets.push_back(*b.u32(o));
-    s.type = *b.u32(o + 4);
-    s.addr = *r.addr(r.is64 ? o + 16 : o + 12);
-    s.offset = *r.addr(r.is64 ? o + 24 : o + 16);
-    s.size = *r.addr(r.is64 ? o + 32 : o + 20);
+    name_offsets.push_back(*table->u32(o));
+    s.type = *table->u32(o + 4);
+    s.addr = addr(r.is64 ? o + 16 : o + 12);
+    s.offset = addr(r.is64 ? o + 24 : o + 16);
+    s.size = addr(r.is64 ? o + 32 : o + 20);
     out.push_back(s);
   }
   if (h.shstrndx < out.size()) {
     const auto& strs = out[h.shstrndx];
-    if (const auto tab = b.slice(strs.offset, strs.size))
+    if (strs.offset <= b.size() && strs.size <= b.size() - strs.offset)
       for (std::size_t i = 0; i < out.size(); ++i)
-        if (const auto n = tab->cstr(name_offsets[i])) out[i].name = *n;
+        if (const auto n = b.cstr(strs.offset + name_offsets[i], strs.offset + strs.size)) out[i].name = *n;
   }
   return out;
 }
@@ -148,7 +148,8 @@ util::Result<std::vector<Section>> read_sections(const Reader& r, const Header& 
 // name (DT_STRTAB, DT_STRSZ) found through the PT_LOAD segments.
 struct Dynamic {
   std::vector<std::pair<std::int64_t, std::uint64_t>> entries;  // tag, value; DT_NULL excluded
-  Bytes strings;
+  Source* source = nullptr;
+  std::uint64_t strings = 0, strings_end = 0;  // the string table's file offsets
 
   std::optional<std::uint64_t> find(std::int64_t tag) const {
     std::optional<std::uint64_t> v;
@@ -157,21 +158,25 @@ struct Dynamic {
     return v;
   }
   util::Result<std::string> str(std::uint64_t off) const {
-    const auto s = strings.cstr(off);
+    const auto s = off < strings_end - strings ? source->cstr(strings + off, strings_end) : std::nullopt;
     if (!s) return fail(fmt::format("dynamic string offset {} outside the string table", off));
     return std::string(*s);
   }
 };
 
 util::Result<Dynamic> read_dynamic(const Reader& r, const Segment& dyn, const std::vector<Segment>& segments) {
-  const auto& b = r.b;
+  auto& b = r.b;
   const std::size_t entsize = r.is64 ? 16 : 8;
-  if (!b.contains(dyn.offset, dyn.filesz)) return fail("truncated dynamic section");
+  if (dyn.offset > b.size() || dyn.filesz > b.size() - dyn.offset) return fail("truncated dynamic section");
   Dynamic d;
+  d.source = &b;
+  // Entry by entry up to DT_NULL, so a segment that claims the whole file is not read whole.
   for (std::uint64_t o = dyn.offset; o + entsize <= dyn.offset + dyn.filesz && d.entries.size() < k_max_entries;
        o += entsize) {
-    const auto tag = static_cast<std::int64_t>(r.is64 ? *b.u64(o) : static_cast<std::int32_t>(*b.u32(o)));
-    const auto val = *r.addr(o + (r.is64 ? 8 : 4));
+    const auto e = b.range(o, entsize);
+    if (!e) return fail("truncated dynamic section");
+    const auto tag = static_cast<std::int64_t>(r.is64 ? *e->u64(0) : static_cast<std::int32_t>(*e->u32(0)));
+    const auto val = r.is64 ? *e->u64(8) : *e->u32(4);
     if (tag == k_dt_null) break;
     d.entries.emplace_back(tag, val);
   }
@@ -179,9 +184,9 @@ util::Result<Dynamic> read_dynamic(const Reader& r, const Segment& dyn, const st
   if (!strtab || !strsz) return fail("dynamic section without a string table (DT_STRTAB, DT_STRSZ)");
   const auto str_off = vaddr_to_offset(segments, *strtab);
   if (!str_off) return fail(fmt::format("DT_STRTAB 0x{:x} is in no loaded segment", *strtab));
-  const auto strs = b.slice(*str_off, *strsz);
-  if (!strs) return fail("truncated dynamic string table");
-  d.strings = *strs;
+  if (*str_off > b.size() || *strsz > b.size() - *str_off) return fail("truncated dynamic string table");
+  d.strings = *str_off;
+  d.strings_end = *str_off + *strsz;
   return d;
 }
 
@@ -202,8 +207,7 @@ std::optional<util::Error> read_names(const Dynamic& d, ElfFile& f) {
 
 // .gnu.version_r: Elf_Verneed {u16 version, u16 cnt, u32 file, u32 aux, u32 next} and
 // Elf_Vernaux {u32 hash, u16 flags, u16 other, u32 name, u32 next}; same in both classes.
-util::Result<std::vector<VersionNeed>> read_verneed(const Bytes& b, const Dynamic& d,
-                                                    const std::vector<Segment>& segments) {
+util::Result<std::vector<VersionNeed>> read_verneed(Source& b, const Dynamic& d, const std::vector<Segment>& segments) {
   std::vector<VersionNeed> out;
   const auto verneed = d.find(k_dt_verneed), verneednum = d.find(k_dt_verneednum);
   if (!verneed || !verneednum) return out;
@@ -239,8 +243,7 @@ util::Result<std::vector<VersionNeed>> read_verneed(const Bytes& b, const Dynami
 // .gnu.version_d: Elf_Verdef {u16 version, u16 flags, u16 ndx, u16 cnt, u32 hash, u32 aux,
 // u32 next}; the first Elf_Verdaux {u32 name, u32 next} names the version. VER_FLG_BASE
 // (1) marks the file's own name, not a version.
-util::Result<std::vector<std::string>> read_verdef(const Bytes& b, const Dynamic& d,
-                                                   const std::vector<Segment>& segments) {
+util::Result<std::vector<std::string>> read_verdef(Source& b, const Dynamic& d, const std::vector<Segment>& segments) {
   std::vector<std::string> out;
   const auto verdef = d.find(k_dt_verdef), verdefnum = d.find(k_dt_verdefnum);
   if (!verdef || !verdefnum) return out;
@@ -289,8 +292,14 @@ std::string machine_name(std::uint16_t machine) {
   }
 }
 
-util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size, Headers headers) {
+namespace {
+
+util::Result<ElfFile> parse_source(Source& source, Headers headers) {
+  const auto size = source.size();
   if (size < 16) return fail(fmt::format("not an ELF file: {} bytes", size));
+  const auto ident = source.range(0, 16);
+  if (!ident) return fail(source.error());
+  const auto* data = ident->data();
   if (data[0] != 0x7f || data[1] != 'E' || data[2] != 'L' || data[3] != 'F')
     return fail(fmt::format("not an ELF file (magic {:02x} {:02x} {:02x} {:02x})", data[0], data[1], data[2], data[3]));
   if (data[4] != 1 && data[4] != 2) return fail(fmt::format("unknown ELF class {}", data[4]));
@@ -298,7 +307,8 @@ util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size, Hea
   ElfFile f;
   f.is_64 = data[4] == 2;
   f.big_endian = data[5] == 2;
-  const Reader r{Bytes(data, size, f.big_endian), f.is_64};
+  source.set_big_endian(f.big_endian);
+  const Reader r{source, f.is_64};
 
   const auto header = read_header(r, f);
   if (!header) return fail(header.error());
@@ -327,6 +337,25 @@ util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size, Hea
   if (!defs) return fail(defs.error());
   f.version_defs = std::move(*defs);
   return f;
+}
+
+}  // namespace
+
+util::Result<ElfFile> parse_elf(Source& source, Headers headers) {
+  auto f = parse_source(source, headers);
+  // A read that failed reads as a truncated table; the failure is the better reason.
+  if (!source.error().empty()) return fail(source.error());
+  return f;
+}
+
+util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size, Headers headers) {
+  MemorySource source(data, size);
+  return parse_elf(source, headers);
+}
+
+util::Result<ElfFile> parse_elf(std::uint64_t size, const ReadAt& read, Headers headers) {
+  ReadSource source(size, read);
+  return parse_elf(source, headers);
 }
 
 }  // namespace cudoctor::elf

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cudoctor/elf/bytes.hpp"
+#include "cudoctor/elf/source.hpp"
 #include "cudoctor/util/result.hpp"
 
 namespace cudoctor::elf {
@@ -56,6 +57,10 @@ enum class Headers { all, loader };
 // Parses the bytes of an ELF file. Errors are user-grade: "truncated program header table",
 // "not an ELF file (magic 7f 45 4c 47)".
 util::Result<ElfFile> parse_elf(const unsigned char* data, std::size_t size, Headers headers = Headers::all);
+// The same, read at offsets through read (see source.hpp): a few reads of a large file.
+util::Result<ElfFile> parse_elf(std::uint64_t size, const ReadAt& read, Headers headers = Headers::all);
+// The same from any source; an error of the source's reads is the error.
+util::Result<ElfFile> parse_elf(Source& source, Headers headers = Headers::all);
 
 std::string machine_name(std::uint16_t machine);
 

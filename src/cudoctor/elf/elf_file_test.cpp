@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -174,8 +175,39 @@ Image build(const Spec& s) {
   return img;
 }
 
+// What a caller relies on of a model, as text, to compare the sources' answers.
+std::string summary(const util::Result<ElfFile>& f) {
+  if (!f) return "error: " + f.error();
+  std::string s = f->interpreter + "|" + f->soname + "|" + f->rpath.value_or("-") + "|" + f->runpath.value_or("-") +
+                  "|" + std::to_string(f->segments.size()) + "|" + std::to_string(f->flags_1);
+  for (const auto& n : f->needed) s += "|N " + n;
+  for (const auto& x : f->sections) s += "|S " + x.name + "@" + std::to_string(x.offset);
+  for (const auto& v : f->version_needs)
+    for (const auto& x : v.versions) s += "|V " + v.file + " " + x;
+  for (const auto& d : f->version_defs) s += "|D " + d;
+  return s;
+}
+
+// The first size bytes of d through pread-like reads, a block of block bytes at a time.
+util::Result<ElfFile> parse_read(const std::vector<unsigned char>& d, std::size_t size, std::size_t block) {
+  ReadSource source(
+      size,
+      [&](std::uint64_t off, unsigned char* buf, std::size_t n) -> util::Result<std::size_t> {
+        const auto k = off >= size ? 0 : std::min<std::size_t>(n, size - static_cast<std::size_t>(off));
+        std::copy_n(d.begin() + static_cast<std::ptrdiff_t>(off), k, buf);
+        return k;
+      },
+      block);
+  return parse_elf(source);
+}
+
+// Parsed from memory; reads at offsets, in blocks of every size that matters (one block,
+// blocks smaller than every structure, blocks that split the header), must give the same.
 util::Result<ElfFile> parse(const std::vector<unsigned char>& d, std::size_t size) {
-  return parse_elf(d.data(), size);
+  auto f = parse_elf(d.data(), size);
+  for (const std::size_t block : {ReadSource::k_block, std::size_t{1}, std::size_t{7}, std::size_t{60}})
+    EXPECT_EQ(summary(parse_read(d, size, block)), summary(f)) << "blocks of " << block << ", " << size << " bytes";
+  return f;
 }
 util::Result<ElfFile> parse(const std::vector<unsigned char>& d) {
   return parse_elf(d.data(), d.size());
@@ -365,6 +397,46 @@ TEST(ElfFile, FileWithoutDynamicOrSectionsIsStillAModel) {
   EXPECT_TRUE(f->sections.empty());
   EXPECT_FALSE(f->has_dynamic);
   EXPECT_TRUE(f->needed.empty());
+}
+
+// Reads at offsets: what fails is the error, not a truncation it looks like; what is read is
+// a few blocks, and a string with no end is cut off by the read budget, not read whole.
+TEST(ElfFile, ReadsAtOffsetsSayWhyTheyFailed) {
+  const auto img = build({});
+  const auto& d = img.w.d;
+  const auto reads = [&](std::uint64_t fail_at, std::size_t shrink_to) {
+    return [&d, fail_at, shrink_to](std::uint64_t off, unsigned char* buf, std::size_t n) -> util::Result<std::size_t> {
+      if (off + n > fail_at) return util::error("/lib/libx.so: Input/output error");
+      const auto k = off >= shrink_to ? 0 : std::min<std::size_t>(n, shrink_to - static_cast<std::size_t>(off));
+      std::copy_n(d.begin() + static_cast<std::ptrdiff_t>(off), k, buf);
+      return k;
+    };
+  };
+  ReadSource io(d.size(), reads(img.at.dynamic, d.size()), 16);
+  EXPECT_EQ(parse_elf(io).error(), "/lib/libx.so: Input/output error");
+  ReadSource shrank(d.size(), reads(~0ull, img.at.dynamic), 16);
+  EXPECT_EQ(parse_elf(shrank).error(), "changed while it was read (the file shrank)");
+  ReadSource whole(d.size(), reads(~0ull, d.size()));
+  ASSERT_TRUE(parse_elf(whole));
+  EXPECT_EQ(whole.bytes_read(), d.size()) << "one block holds this small file: each byte read once";
+}
+
+TEST(ElfFile, AStringWithNoEndStopsAtTheReadBudget) {
+  // A string table of 1 TiB of 'a' with no NUL: DT_SONAME points into it.
+  auto img = build({});
+  const std::uint64_t big = 1ull << 40;
+  auto w = img.w;
+  w.u64(img.at.dynamic + 4 * 16 + 8, big);      // DT_STRSZ
+  w.addr(img.at.phdrs + 32, big + img.at.end);  // PT_LOAD p_filesz
+  const auto& d = w.d;
+  std::uint64_t asked = 0;
+  ReadSource source(big + img.at.end, [&](std::uint64_t off, unsigned char* buf, std::size_t n) {
+    asked += n;
+    for (std::size_t i = 0; i < n; ++i) buf[i] = off + i < d.size() && off + i < img.at.dynstr + 1 ? d[off + i] : 'a';
+    return util::Result<std::size_t>(n);
+  });
+  EXPECT_EQ(parse_elf(source).error(), "its headers ask for more than 64 MiB of reads");
+  EXPECT_LE(asked, ReadSource::k_budget);
 }
 
 }  // namespace

@@ -43,12 +43,16 @@ const Resolver::Loaded& Resolver::read(const std::string& path) {
   const auto it = m_files.find(path);
   if (it != m_files.end()) return it->second;
   Loaded l;
-  const auto blob = m_sys.map_file(path);
-  if (!blob) {
-    l.error = blob.error();
+  // Read at offsets, not mapped: the loader's headers are a few kilobytes of each file.
+  const auto file = m_sys.open_reader(path);
+  if (!file) {
+    l.error = file.error();
   } else {
-    auto e = elf::parse_elf((*blob)->data(), (*blob)->size(), elf::Headers::loader);
-    if ((*blob)->shrank())
+    const auto& f = **file;
+    auto e = elf::parse_elf(
+        f.size(), [&f](std::uint64_t off, unsigned char* buf, std::size_t n) { return f.read_at(off, buf, n); },
+        elf::Headers::loader);
+    if (f.shrank())
       l.error = path + ": changed while it was read (the file shrank)";
     else if (e)
       l.elf = std::make_shared<const elf::ElfFile>(std::move(e).value());

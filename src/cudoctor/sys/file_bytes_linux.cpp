@@ -49,7 +49,35 @@ class HeapBlob final : public Blob {
   std::string m_bytes;
 };
 
+class FdReader final : public Reader {
+ public:
+  FdReader(Fd fd, std::size_t n, std::string_view path) : m_fd(std::move(fd)), m_n(n), m_path(path) {}
+  std::uint64_t size() const override { return m_n; }
+  util::Result<std::size_t> read_at(std::uint64_t offset, unsigned char* buf, std::size_t n) const override {
+    for (;;) {
+      const auto got = ::pread(m_fd.get(), buf, n, static_cast<off_t>(offset));
+      if (got >= 0) {
+        // Short of the size fstat gave: the file shrank while it was read.
+        if (static_cast<std::size_t>(got) < n && offset + static_cast<std::uint64_t>(got) < m_n) m_shrank = true;
+        return static_cast<std::size_t>(got);
+      }
+      if (errno != EINTR) return util::error(m_path + ": " + std::strerror(errno));
+    }
+  }
+  bool shrank() const override { return m_shrank; }
+
+ private:
+  Fd m_fd;
+  std::uint64_t m_n;
+  std::string m_path;
+  mutable bool m_shrank = false;
+};
+
 }  // namespace
+
+std::unique_ptr<const Reader> fd_reader(Fd fd, std::size_t n, std::string_view path) {
+  return std::make_unique<FdReader>(std::move(fd), n, path);
+}
 
 util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes) {
   std::string out;

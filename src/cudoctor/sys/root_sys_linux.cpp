@@ -37,26 +37,6 @@ FileType type_of(mode_t m) {
   return FileType::other;
 }
 
-class Fd {
- public:
-  explicit Fd(int fd = -1) : m_fd(fd) {}
-  ~Fd() {
-    if (m_fd >= 0) ::close(m_fd);
-  }
-  Fd(Fd&& o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
-  Fd& operator=(Fd&& o) noexcept {
-    std::swap(m_fd, o.m_fd);
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return m_fd; }
-  int release() { return std::exchange(m_fd, -1); }
-
- private:
-  int m_fd;
-};
-
 // An open() that failed keeps its errno, so stat() can tell "missing" from "unreadable".
 struct Opened {
   Fd fd;
@@ -148,6 +128,13 @@ class RootSys final : public Sys {
     if (!fd) return util::error(fd.error());
     const Fd owned(*fd);
     return map_fd(owned.get(), n, path);
+  }
+
+  util::Result<std::unique_ptr<const Reader>> open_reader(std::string_view path) const override {
+    std::size_t n = 0;
+    auto fd = open_regular(path, n);
+    if (!fd) return util::error(fd.error());
+    return fd_reader(Fd(*fd), n, path);
   }
 
   util::Result<std::vector<std::string>> list_dir(std::string_view path) const override {

@@ -30,6 +30,18 @@ class Blob {
   virtual void release(std::size_t /*offset*/, std::size_t /*n*/) const {}
 };
 
+// A regular file opened for reads at offsets: a parser's few ranges of a large file, without
+// mapping it (a mapping's page faults and unmapping cost more than the reads).
+class Reader {
+ public:
+  virtual ~Reader() = default;
+  virtual std::uint64_t size() const = 0;
+  // Up to n bytes at offset into buf: the count read (less only at the file's end), or an error.
+  virtual util::Result<std::size_t> read_at(std::uint64_t offset, unsigned char* buf, std::size_t n) const = 0;
+  // True when the file shrank while it was read (see Blob::shrank).
+  virtual bool shrank() const { return false; }
+};
+
 enum class FileType { missing, regular, directory, symlink, char_device, block_device, fifo, socket, other };
 
 std::string_view to_string(FileType t);
@@ -62,6 +74,9 @@ class Sys {
   // Maps a whole regular file read-only (binaries: ELF, ld.so.cache). Refuses other file
   // types like read_file.
   virtual util::Result<std::shared_ptr<const Blob>> map_file(std::string_view path) const = 0;
+  // Opens a regular file for reads at offsets; refuses other file types like read_file. By
+  // default the reads come from map_file.
+  virtual util::Result<std::unique_ptr<const Reader>> open_reader(std::string_view path) const;
   // Names in a directory, sorted, without "." and "..".
   virtual util::Result<std::vector<std::string>> list_dir(std::string_view path) const = 0;
   // The target of a symbolic link, as written in the link.
