@@ -10,7 +10,7 @@ out=$here/build-fuzz
 mkdir -p "$out"
 command -v clang++ >/dev/null || { echo "fuzz: clang++ not installed" >&2; exit 1; }
 
-srcs_elf=("$here/src/cudoctor/elf/elf_file.cpp" "$here/src/cudoctor/elf/fatbin.cpp" "$here/src/cudoctor/compat/binary.cpp"
+srcs_elf=("$here/src/cudoctor/elf/elf_file.cpp" "$here/src/cudoctor/elf/source.cpp" "$here/src/cudoctor/elf/fatbin.cpp" "$here/src/cudoctor/compat/binary.cpp"
           "$here/src/cudoctor/util/version.cpp" "$here/src/cudoctor/util/strings.cpp")
 srcs_ld=("$here/src/cudoctor/ld/ld_so_cache.cpp")
 common=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
