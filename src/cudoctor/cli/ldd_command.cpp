@@ -38,6 +38,9 @@ int run_ldd(const Options& all) {
   int rc = 0;
   std::string out;
   const auto ropts = render_options(o);
+  const bool json = o.effective_format() == "json";
+  render::JsonWriter w(out);
+  if (json) w.begin_array();
   for (const auto& given : l.files) {
     auto tree = resolver.load(file_argument(*sys, given));
     if (!tree) {
@@ -47,8 +50,8 @@ int run_ldd(const Options& all) {
     }
     for (const auto& obj : tree->objects)
       if (!obj.found || !obj.missing_versions.empty()) rc = std::max(rc, 1);
-    if (o.effective_format() == "json")
-      render::append_json_item(out, render::ldd_json(*tree));
+    if (json)
+      render::ldd_json(w, *tree);
     else if (!l.why.empty())
       out += render::ldd_why(*tree, l.why);
     else
@@ -56,7 +59,10 @@ int run_ldd(const Options& all) {
   }
   if (!resolver.cache_error().empty() && o.verbose)
     fmt::print(stderr, "cudoctor ldd: {}\n", visible(resolver.cache_error()));
-  if (o.effective_format() == "json") out = render::close_json_array(std::move(out));
+  if (json) {
+    w.end_array();
+    out += '\n';
+  }
   if (!l.why.empty() && out.empty() && rc != 2) {
     fmt::print(stderr, "cudoctor ldd: {} is not among the libraries loaded\n", visible(l.why));
     return 1;

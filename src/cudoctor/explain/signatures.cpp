@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "cudoctor/kb/json_read.hpp"
 #include "cudoctor/rules/catalog.hpp"
 
 namespace cudoctor::explain {
@@ -120,8 +121,10 @@ std::string_view to_string(CaptureKind k) {
 }
 
 util::Result<Library> parse_library(std::string_view text) {
+  auto read = kb::read_json(text);
+  if (!read) return util::error("log_signatures.json: not valid JSON: " + read.error());
   try {
-    const auto doc = json::parse(text);
+    const auto& doc = *read;
     if (!doc.is_object() || !doc.contains("signatures") || !doc["signatures"].is_array())
       return util::error("log_signatures.json: \"signatures\" must be a list");
     Library lib;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "cudoctor/kb/embedded.hpp"
+#include "cudoctor/kb/json_read.hpp"
 #include "cudoctor/kb/parse.hpp"
 
 namespace cudoctor::kb {
@@ -218,11 +219,9 @@ util::Result<KnowledgeBase> KnowledgeBase::load(const std::vector<std::pair<std:
     // Only the files read below: log_signatures.json, half the bytes, is explain's to parse.
     if (name != "kb_meta.json" && std::find(std::begin(k_files), std::end(k_files), name) == std::end(k_files))
       continue;
-    try {
-      docs[name] = json::parse(text);
-    } catch (const json::exception& e) {
-      return util::error(name + ": not valid JSON: " + e.what());
-    }
+    auto doc = read_json(text);
+    if (!doc) return util::error(name + ": not valid JSON: " + doc.error());
+    docs[name] = std::move(doc).value();
   }
   try {
     for (const char* f : k_files)

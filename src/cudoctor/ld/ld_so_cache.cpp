@@ -106,30 +106,51 @@ util::Result<LdSoCache> parse_ld_so_cache(const unsigned char* data, std::size_t
   return util::error("not an ld.so.cache file (unknown magic)");
 }
 
-const CacheEntry* best_entry(const LdSoCache& cache, std::string_view name, bool is_64, std::uint16_t machine,
-                             const std::vector<std::string>& hwcaps_subdirs) {
+namespace {
+// Of the entries for one name (in file order), the one best_entry takes.
+template <typename Entries>
+const CacheEntry* best_of(const Entries& entries, bool is_64, std::uint16_t machine,
+                          const std::vector<std::string>& hwcaps_subdirs) {
   const std::int32_t required = machine == 183 ? k_flag_aarch64_lib64 : k_flag_x8664_lib64;
   const CacheEntry* best = nullptr;
   std::size_t best_priority = 0;  // 0: no glibc-hwcaps; higher is better
-  for (const auto& e : cache.entries) {
-    if (e.name != name) continue;
-    if ((e.flags & k_flag_type_mask) != k_flag_elf_libc6 || (is_64 && (e.flags & k_flag_required_mask) != required))
+  for (const CacheEntry* e : entries) {
+    if ((e->flags & k_flag_type_mask) != k_flag_elf_libc6 || (is_64 && (e->flags & k_flag_required_mask) != required))
       continue;
     std::size_t priority = 0;
-    if (!e.hwcaps_subdir.empty()) {
+    if (!e->hwcaps_subdir.empty()) {
       const auto& hw = hwcaps_subdirs;
-      const auto it = std::find(hw.begin(), hw.end(), "glibc-hwcaps/" + e.hwcaps_subdir);
+      const auto it = std::find(hw.begin(), hw.end(), "glibc-hwcaps/" + e->hwcaps_subdir);
       if (it == hw.end()) continue;  // the CPU does not support that level
       priority = hw.size() - static_cast<std::size_t>(it - hw.begin());
-    } else if (e.hwcap != 0) {
+    } else if (e->hwcap != 0) {
       continue;  // legacy hwcap-specific entries: not for this loader
     }
     if (!best || priority > best_priority) {
-      best = &e;
+      best = e;
       best_priority = priority;
     }
   }
   return best;
+}
+}  // namespace
+
+const CacheEntry* best_entry(const LdSoCache& cache, std::string_view name, bool is_64, std::uint16_t machine,
+                             const std::vector<std::string>& hwcaps_subdirs) {
+  std::vector<const CacheEntry*> named;
+  for (const auto& e : cache.entries)
+    if (e.name == name) named.push_back(&e);
+  return best_of(named, is_64, machine, hwcaps_subdirs);
+}
+
+CacheIndex::CacheIndex(const LdSoCache& cache) {
+  for (const auto& e : cache.entries) m_named[e.name].push_back(&e);
+}
+
+const CacheEntry* CacheIndex::best_entry(const std::string& name, bool is_64, std::uint16_t machine,
+                                         const std::vector<std::string>& hwcaps_subdirs) const {
+  const auto it = m_named.find(name);
+  return it == m_named.end() ? nullptr : best_of(it->second, is_64, machine, hwcaps_subdirs);
 }
 
 }  // namespace cudoctor::ld

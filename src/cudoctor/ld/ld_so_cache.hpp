@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "cudoctor/util/result.hpp"
@@ -33,6 +34,19 @@ util::Result<LdSoCache> parse_ld_so_cache(const unsigned char* data, std::size_t
 // when no entry fits.
 const CacheEntry* best_entry(const LdSoCache& cache, std::string_view name, bool is_64, std::uint16_t machine,
                              const std::vector<std::string>& hwcaps_subdirs);
+
+// The same answers for a run's many lookups: a cache's entries grouped by name once (glibc
+// binary-searches its sorted file; a linear scan per lookup was a fifth of an ldd of libtorch).
+// It points into the cache it was built from, which must outlive it unchanged.
+class CacheIndex {
+ public:
+  explicit CacheIndex(const LdSoCache& cache);
+  const CacheEntry* best_entry(const std::string& name, bool is_64, std::uint16_t machine,
+                               const std::vector<std::string>& hwcaps_subdirs) const;
+
+ private:
+  std::unordered_map<std::string, std::vector<const CacheEntry*>> m_named;  // in file order
+};
 
 // glibc's flag values (sysdeps/generic/ldconfig.h).
 inline constexpr std::int32_t k_flag_type_mask = 0x00ff;

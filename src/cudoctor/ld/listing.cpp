@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cudoctor/ld/resolver.hpp"
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::ld {
 namespace {
@@ -18,6 +19,30 @@ Resolver::Listing& Resolver::listing(const std::string& dir) {
   Listing l;
   l.dir = m_sys.stat(dir).type == sys::FileType::directory;
   return m_listings.emplace(dir, std::move(l)).first->second;
+}
+
+const std::vector<std::string>& Resolver::places(const std::string& dir) {
+  auto& l = listing(dir);
+  if (l.places_known) return l.places;
+  l.places_known = true;
+  std::vector<std::string> subdirs = m_config.hwcaps_subdirs;
+  subdirs.insert(subdirs.end(), m_config.legacy_subdirs.begin(), m_config.legacy_subdirs.end());
+  std::vector<std::string> out;
+  for (const auto& sub : subdirs) {
+    // Each level of a subdirectory ("glibc-hwcaps/x86-64-v3") must be listed in the one above.
+    std::string at = dir;
+    bool present = true;
+    for (const auto part : util::split(sub, '/')) {
+      if (part.empty()) continue;
+      present = present && may_exist(at, std::string(part));
+      at += "/" + std::string(part);
+    }
+    if (present) out.push_back(std::move(at));
+  }
+  out.push_back(dir);
+  // l is still the entry: the subdirectories' lookups add to the map, whose elements stay put.
+  l.places = std::move(out);
+  return l.places;
 }
 
 bool Resolver::may_exist(const std::string& dir, const std::string& name) {

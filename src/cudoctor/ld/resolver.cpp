@@ -36,6 +36,7 @@ const LdSoCache* Resolver::cache() const {
         m_cache_error = m_config.cache_path + ": " + c.error();
     }
   }
+  if (m_cache && !m_cache_index) m_cache_index.emplace(*m_cache);
   return m_cache ? &*m_cache : nullptr;
 }
 
@@ -111,24 +112,14 @@ std::vector<std::string> Resolver::expand(const std::string& list, const Object&
 
 std::optional<std::string> Resolver::search_dirs(const std::string& name, const std::vector<std::string>& dirs,
                                                  const elf::ElfFile& main, Lookup& trail) {
-  std::vector<std::string> subdirs = m_config.hwcaps_subdirs;
-  subdirs.insert(subdirs.end(), m_config.legacy_subdirs.begin(), m_config.legacy_subdirs.end());
-  subdirs.emplace_back("");
   for (const auto& written : dirs) {
-    const auto dir = from_cwd(written, m_config.cwd);
-    trail.searched.push_back(dir);
-    if (!listing(dir).dir) continue;
-    for (const auto& sub : subdirs) {
-      // Each level of a subdirectory ("glibc-hwcaps/x86-64-v3") must be listed in the one above.
-      std::string at = dir;
-      bool there = true;
-      for (const auto part : util::split(sub, '/')) {
-        if (part.empty()) continue;
-        there = there && may_exist(at, std::string(part));
-        at += "/" + std::string(part);
-      }
-      if (!there || !may_exist(at, name)) continue;
-      auto candidate = dir + "/" + (sub.empty() ? "" : sub + "/") + name;
+    auto dir = from_cwd(written, m_config.cwd);
+    const auto& l = listing(dir);
+    trail.searched.push_back(std::move(dir));
+    if (!l.dir) continue;
+    for (const auto& at : places(trail.searched.back())) {
+      if (!may_exist(at, name)) continue;
+      auto candidate = at + "/" + name;
       auto why = unusable(candidate, main);
       if (!why) return candidate;
       trail.rejected.push_back({std::move(candidate), std::move(*why)});
@@ -206,7 +197,7 @@ std::optional<Resolver::Found> Resolver::from_cache(const std::string& name, con
   if (!c) return std::nullopt;
   // The cache is consulted whether or not it has the name: --why and the not-found line say so.
   trail.searched.push_back(m_config.cache_path);
-  const auto* best = best_entry(*c, name, main.is_64, main.machine, m_config.hwcaps_subdirs);
+  const auto* best = m_cache_index->best_entry(name, main.is_64, main.machine, m_config.hwcaps_subdirs);
   if (!best) return std::nullopt;
   std::optional<std::string> why;
   if (there(best->path)) {
@@ -280,23 +271,29 @@ Lookup Resolver::locate(const std::string& name, std::string& found, bool is_64,
 }
 
 namespace {
+// Adds object idx under the names a later DT_NEEDED may match it by: the name it was asked
+// for, its path and its soname; an earlier object keeps a name it already has.
+void index_object(const Tree& tree, int idx, Resolver::Names& names) {
+  const auto& o = tree.objects[static_cast<std::size_t>(idx)];
+  if (!o.found) return;
+  names.emplace(o.name, idx);
+  names.emplace(o.path, idx);
+  if (!o.soname.empty()) names.emplace(o.soname, idx);
+}
+
 // An object already loaded that satisfies name (by the name it was asked for, its path or
-// its soname); -1 when none.
-int find_loaded(const Tree& tree, const std::string& name) {
-  for (std::size_t i = 0; i < tree.objects.size(); ++i) {
-    const auto& o = tree.objects[i];
-    if (!o.found) continue;
-    if (o.name == name || o.path == name || (!o.soname.empty() && o.soname == name)) return static_cast<int>(i);
-  }
-  return -1;
+// its soname), the first such; -1 when none.
+int find_loaded(const Resolver::Names& names, const std::string& name) {
+  const auto it = names.find(name);
+  return it == names.end() ? -1 : it->second;
 }
 
 // Symbol versions: each object's .gnu.version_r against what the providing object defines.
-void check_versions(Tree& tree) {
+void check_versions(Tree& tree, const Resolver::Names& names) {
   for (auto& o : tree.objects) {
     if (!o.elf) continue;
     for (const auto& need : o.elf->version_needs) {
-      const int provider = find_loaded(tree, need.file);
+      const int provider = find_loaded(names, need.file);
       if (provider < 0 || !tree.objects[static_cast<std::size_t>(provider)].elf) continue;
       const auto& p = tree.objects[static_cast<std::size_t>(provider)];
       for (const auto& v : need.versions)
@@ -338,9 +335,9 @@ util::Result<Tree> Resolver::start_tree(const std::string& path) {
   return tree;
 }
 
-int Resolver::add_needed(Tree& tree, int requester, const std::string& name, std::map<std::string, int>& by_file,
+int Resolver::add_needed(Tree& tree, int requester, const std::string& name, Names& by_file, Names& names,
                          std::deque<int>& queue) {
-  if (const int idx = find_loaded(tree, name); idx >= 0) return idx;
+  if (const int idx = find_loaded(names, name); idx >= 0) return idx;
   auto s = search(name, tree, requester);
   const std::string real = s.path.empty() ? "" : canonical(s.path);
   if (const auto it = by_file.find(real); !s.path.empty() && it != by_file.end())
@@ -361,6 +358,7 @@ int Resolver::add_needed(Tree& tree, int requester, const std::string& name, std
   const int idx = static_cast<int>(tree.objects.size() - 1);
   if (!s.path.empty()) {
     by_file[real] = idx;
+    index_object(tree, idx, names);
     queue.push_back(idx);
   }
   return idx;
@@ -371,8 +369,12 @@ util::Result<Tree> Resolver::load(const std::string& path) {
   if (!started) return util::error(started.error());
   auto tree = std::move(started).value();
   // Identity of loaded files, as glibc compares st_dev/st_ino: the canonical path.
-  std::map<std::string, int> by_file;
-  for (std::size_t i = 0; i < tree.objects.size(); ++i) by_file[canonical(tree.objects[i].path)] = static_cast<int>(i);
+  Names by_file;
+  Names names;
+  for (std::size_t i = 0; i < tree.objects.size(); ++i) {
+    by_file[canonical(tree.objects[i].path)] = static_cast<int>(i);
+    index_object(tree, static_cast<int>(i), names);
+  }
   std::deque<int> queue = {0};
   while (!queue.empty()) {
     const auto cur = static_cast<std::size_t>(queue.front());
@@ -380,11 +382,11 @@ util::Result<Tree> Resolver::load(const std::string& path) {
     if (!tree.objects[cur].elf) continue;
     const auto needed = tree.objects[cur].elf->needed;
     for (const auto& name : needed) {
-      const int idx = add_needed(tree, static_cast<int>(cur), name, by_file, queue);
+      const int idx = add_needed(tree, static_cast<int>(cur), name, by_file, names, queue);
       tree.objects[cur].needs.emplace_back(name, idx);
     }
   }
-  check_versions(tree);
+  check_versions(tree, names);
   return tree;
 }
 

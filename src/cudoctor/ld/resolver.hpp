@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cudoctor/elf/elf_file.hpp"
@@ -45,6 +46,14 @@ Config discover_config(const sys::Sys& sys, const std::string& ld_library_path);
 class Resolver {
  public:
   Resolver(const sys::Sys& sys, Config config);
+  // Not copied: the cache's index points into the cache it holds.
+  Resolver(const Resolver&) = delete;
+  Resolver& operator=(const Resolver&) = delete;
+  Resolver(Resolver&&) = default;
+
+  // A tree's objects so far by the names a DT_NEEDED entry matches (the name each was asked
+  // for, its path, its soname): each name's first object.
+  using Names = std::unordered_map<std::string, int>;
   const Config& config() const { return m_config; }
 
   // Loads a file and everything it needs, as ld.so would; an error when the file itself
@@ -98,14 +107,19 @@ class Resolver {
   // listing.cpp), so that a search asks the listing instead of stat-ing every candidate (one
   // ldd of a CUDA library made thousands of failing stats).
   struct Listing {
-    bool dir = false;                                // it is a directory
-    bool listed = false;                             // names holds its entries
-    bool unlistable = false;                         // it could not be read (execute-only): searched by stat
-    int asked = 0;                                   // names looked up so far
-    std::map<std::string, bool, std::less<>> known;  // each name's answer, once found
-    std::vector<std::string> names;                  // sorted
+    bool dir = false;                             // it is a directory
+    bool listed = false;                          // names holds its entries
+    bool unlistable = false;                      // it could not be read (execute-only): searched by stat
+    int asked = 0;                                // names looked up so far
+    std::unordered_map<std::string, bool> known;  // each name's answer, once found
+    std::vector<std::string> names;               // sorted
+    bool places_known = false;                    // places has been worked out
+    std::vector<std::string> places;              // see places()
   };
   Listing& listing(const std::string& dir);
+  // Where in a directory a search looks, best first: its glibc-hwcaps and legacy hwcap
+  // subdirectories that exist, then the directory itself; worked out once per directory.
+  const std::vector<std::string>& places(const std::string& dir);
   // Whether dir/name may exist: the listing says no for certain, else a stat decides.
   bool may_exist(const std::string& dir, const std::string& name);
   // Whether a path is there, and its canonical path (the file's identity): each asked of the
@@ -115,16 +129,19 @@ class Resolver {
   // load()'s steps: the root and its interpreter; one DT_NEEDED name of requester, returning
   // the index of the object that satisfies it.
   util::Result<Tree> start_tree(const std::string& path);
-  int add_needed(Tree& tree, int requester, const std::string& name, std::map<std::string, int>& by_file,
+  int add_needed(Tree& tree, int requester, const std::string& name, Names& by_file, Names& names,
                  std::deque<int>& queue);
 
   const sys::Sys& m_sys;
   Config m_config;
-  std::map<std::string, Loaded> m_files;
-  std::map<std::string, Listing, std::less<>> m_listings;
-  std::map<std::string, bool, std::less<>> m_there;
-  std::map<std::string, std::string, std::less<>> m_canonical;
+  // Hashed, not ordered: an ldd of libtorch asks them tens of thousands of times. Their
+  // elements stay where they are as they grow (listing() hands out references).
+  std::unordered_map<std::string, Loaded> m_files;
+  std::unordered_map<std::string, Listing> m_listings;
+  std::unordered_map<std::string, bool> m_there;
+  std::unordered_map<std::string, std::string> m_canonical;
   mutable std::optional<LdSoCache> m_cache;
+  mutable std::optional<CacheIndex> m_cache_index;  // of *m_cache
   mutable std::string m_cache_error;
   mutable bool m_cache_read = false;
 };

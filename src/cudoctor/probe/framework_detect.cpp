@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <vector>
 
 #include "cudoctor/probe/framework_libraries.hpp"
 #include "cudoctor/probe/python_env.hpp"
+#include "cudoctor/probe/version_file.hpp"
 #include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::probe {
@@ -57,23 +57,6 @@ std::vector<Dist> dists_in(Context& ctx, const std::string& site) {
   return out;
 }
 
-// `name = 'value'` / `name: Optional[str] = None` assignments of a generated version file.
-std::map<std::string, std::string> assignments(const std::string& text) {
-  std::map<std::string, std::string> out;
-  // TensorFlow's build_info.py: build_info['cuda_version'] = '12.3'.
-  static const std::regex item(
-      R"re(\[\s*'([A-Za-z_][A-Za-z0-9_]*)'\s*\]\s*=\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
-  static const std::regex re(
-      R"re(^\s*'?([A-Za-z_][A-Za-z0-9_]*)'?\s*(?::[^=]*)?[=:]\s*(?:'([^']*)'|"([^"]*)"|(None|True|False|[0-9.]+)))re");
-  for (const auto line : util::lines(text)) {
-    std::smatch m;
-    const std::string l(line);
-    if (std::regex_search(l, m, item) || std::regex_search(l, m, re))
-      out[m[1]] = m[2].matched ? m[2].str() : m[3].matched ? m[3].str() : m[4].str();
-  }
-  return out;
-}
-
 // An assignment's value; "" when it is absent or None.
 std::string value(const std::map<std::string, std::string>& a, const std::string& key) {
   const auto it = a.find(key);
@@ -101,7 +84,7 @@ using Parse = Dist (*)(const Site& site, const std::string& text, const Dist& wh
 
 // PyTorch: torch/version.py, written by its build.
 Dist parse_torch(const Site& site, const std::string& text, const Dist&, Framework& fw) {
-  const auto a = assignments(text);
+  const auto a = version_file_assignments(text);
   fw.version = value(a, "__version__");
   fw.cuda = value(a, "cuda");
   fw.hip = value(a, "hip");
@@ -115,7 +98,7 @@ Dist parse_torch(const Site& site, const std::string& text, const Dist&, Framewo
 
 // TensorFlow: tensorflow/python/platform/build_info.py.
 Dist parse_tensorflow(const Site& site, const std::string& text, const Dist&, Framework& fw) {
-  const auto a = assignments(text);
+  const auto a = version_file_assignments(text);
   if (value(a, "is_cuda_build") == "True") fw.cuda = value(a, "cuda_version");
   fw.cudnn = value(a, "cudnn_version");
   if (value(a, "is_rocm_build") == "True") fw.hip = a.count("rocm_version") ? value(a, "rocm_version") : "yes";
@@ -127,7 +110,7 @@ Dist parse_tensorflow(const Site& site, const std::string& text, const Dist&, Fr
 
 // JAX: jaxlib's version.py, and the CUDA plugin package that makes it use a GPU.
 Dist parse_jax(const Site& site, const std::string& text, const Dist&, Framework& fw) {
-  const auto a = assignments(text);
+  const auto a = version_file_assignments(text);
   fw.version = a.count("_version") ? value(a, "_version") : value(a, "__version__");
   for (const char* major : {"13", "12"})
     if (const auto plugin = fmt::format("jax_plugins/xla_cuda{}/xla_cuda_plugin.so", major);
@@ -137,7 +120,7 @@ Dist parse_jax(const Site& site, const std::string& text, const Dist&, Framework
     }
   // jax itself, and the plugin wheels: JAX checks them against jaxlib when it is imported.
   if (const auto jax = site.ctx.read_optional(site.dir + "/jax/version.py", 1 << 20)) {
-    const auto j = assignments(*jax);
+    const auto j = version_file_assignments(*jax);
     const auto version = j.count("_version") ? value(j, "_version") : value(j, "__version__");
     if (!version.empty()) fw.companions.push_back({"jax", version, "jax/version.py"});
     fw.minimum_jaxlib = value(j, "_minimum_jaxlib_version");

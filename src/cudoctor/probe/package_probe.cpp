@@ -19,10 +19,23 @@ constexpr std::size_t k_max_stanzas = 200000;
 constexpr std::size_t k_max_pacman_entries = 100000;
 
 bool relevant(std::string_view name) {
-  const auto n = util::to_lower(name);
   for (const char* word : {"nvidia", "cuda", "cudnn", "nccl", "libcuda", "nouveau", "tensorrt", "python3-torch"})
-    if (n.find(word) != std::string::npos) return true;
+    if (util::contains_icase(name, word)) return true;
   return false;
+}
+
+// dpkg's "want flag status" triple says installed: flag "ok", status "installed".
+bool installed(std::string_view status) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
+  std::string_view words[4];
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < status.size() && n < 4;) {
+    while (i < status.size() && space(status[i])) ++i;
+    const auto from = i;
+    while (i < status.size() && !space(status[i])) ++i;
+    if (i > from) words[n++] = status.substr(from, i - from);
+  }
+  return n == 3 && words[1] == "ok" && words[2] == "installed";
 }
 
 // The value of a "Field: value" line when the line is that field, else nullopt.
@@ -52,18 +65,15 @@ void read_dpkg(Context& ctx, snapshot::HostFacts& host) {
     return;
   }
   std::vector<snapshot::Package> found;
-  std::string name, version, status;
+  // Views into the mapped file: a status file of 2,000 stanzas is read without copying one.
+  std::string_view name, version, status;
   std::size_t stanzas = 0;
   const auto end_stanza = [&] {
     if (!name.empty()) {
       ++stanzas;
-      const auto words = util::split_ws(status);
-      if (words.size() == 3 && words[1] == "ok" && words[2] == "installed" && relevant(name))
-        found.push_back({name, version, "dpkg"});
+      if (installed(status) && relevant(name)) found.push_back({std::string(name), std::string(version), "dpkg"});
     }
-    name.clear();
-    version.clear();
-    status.clear();
+    name = version = status = {};
   };
   for (std::size_t pos = 0; pos < text.size() && stanzas < k_max_stanzas;) {
     auto eol = text.find('\n', pos);
@@ -71,11 +81,13 @@ void read_dpkg(Context& ctx, snapshot::HostFacts& host) {
     auto line = text.substr(pos, eol - pos);
     pos = eol + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (util::trim(line).empty()) {
-      end_stanza();
+    // Only the three fields' first letters need a closer look; a blank line ends a stanza, a
+    // line starting with a space or tab continues a field.
+    const char first = line.empty() ? ' ' : line.front();
+    if (first != 'P' && first != 'V' && first != 'S') {
+      if (util::trim(line).empty()) end_stanza();
       continue;
     }
-    if (line.front() == ' ' || line.front() == '\t') continue;  // a continuation line
     if (const auto v = field(line, "Package"))
       name = *v;
     else if (const auto v2 = field(line, "Version"))

@@ -179,44 +179,64 @@ std::string ldd_why(const ld::Tree& t, const std::string& lib) {
   return out;
 }
 
-nlohmann::json ldd_json(const ld::Tree& t) {
-  // Built in place and moved: an initializer list copies every value it holds, and a run over
-  // a toolkit's libraries writes close to a megabyte of these.
-  nlohmann::json objs = nlohmann::json::array();
+void ldd_json(JsonWriter& w, const ld::Tree& t) {
+  // Keys in sorted order: the bytes nlohmann's dump of the same document prints.
+  w.begin_object();
+  w.key("file");
+  w.value(t.objects[0].path);
+  w.key("objects");
+  w.begin_array();
   for (const auto& o : t.objects) {
-    nlohmann::json rejected = nlohmann::json::array();
-    for (const auto& r : o.lookup.rejected) {
-      nlohmann::json one = nlohmann::json::object();
-      one["path"] = r.path;
-      one["why"] = r.why;
-      rejected.push_back(std::move(one));
-    }
-    nlohmann::json needs = nlohmann::json::array();
+    w.begin_object();
+    w.key("detail");
+    w.value(o.lookup.detail);
+    w.key("error");
+    w.value(o.error);
+    w.key("found");
+    w.value(o.found);
+    w.key("missing_versions");
+    w.strings(o.missing_versions);
+    w.key("name");
+    w.value(o.name);
+    w.key("needs");
+    w.begin_array();
     for (const auto& [name, idx] : o.needs) {
-      nlohmann::json one = nlohmann::json::object();
-      one["name"] = name;
-      one["object"] = idx;
-      needs.push_back(std::move(one));
+      w.begin_object();
+      w.key("name");
+      w.value(name);
+      w.key("object");
+      w.value(idx);
+      w.end_object();
     }
-    nlohmann::json obj = nlohmann::json::object();
-    obj["name"] = o.name;
-    obj["path"] = o.found ? nlohmann::json(o.path) : nlohmann::json(nullptr);
-    obj["soname"] = o.soname;
-    obj["found"] = o.found;
-    obj["rule"] = ld::to_string(o.lookup.rule);
-    obj["detail"] = o.lookup.detail;
-    obj["searched"] = o.lookup.searched;
-    obj["rejected"] = std::move(rejected);
-    obj["parent"] = o.parent;
-    obj["needs"] = std::move(needs);
-    obj["missing_versions"] = o.missing_versions;
-    obj["error"] = o.error;
-    objs.push_back(std::move(obj));
+    w.end_array();
+    w.key("parent");
+    w.value(o.parent);
+    w.key("path");
+    if (o.found)
+      w.value(o.path);
+    else
+      w.null();
+    w.key("rejected");
+    w.begin_array();
+    for (const auto& r : o.lookup.rejected) {
+      w.begin_object();
+      w.key("path");
+      w.value(r.path);
+      w.key("why");
+      w.value(r.why);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("rule");
+    w.value(ld::to_string(o.lookup.rule));
+    w.key("searched");
+    w.strings(o.lookup.searched);
+    w.key("soname");
+    w.value(o.soname);
+    w.end_object();
   }
-  nlohmann::json out = nlohmann::json::object();
-  out["file"] = t.objects[0].path;
-  out["objects"] = std::move(objs);
-  return out;
+  w.end_array();
+  w.end_object();
 }
 
 std::string archs_text(const std::string& file, const std::optional<elf::Fatbin>& fb,

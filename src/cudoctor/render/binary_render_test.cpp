@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cudoctor/render/render.hpp"
 
 namespace cudoctor::render {
@@ -45,6 +47,49 @@ TEST(LddText, WhyEscapesToo) {
   EXPECT_EQ(out,
             "libevil\\x1b[2J\\n└── libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6\n  not found\n  needed by: "
             "/opt/app/bin/app\n");
+}
+
+// ldd --json: every field of every object, as a reader of the JSON contract gets it; the
+// document built with nlohmann here is the reference the streaming writer must print.
+TEST(LddJson, WritesEveryFieldAsTheDocumentReads) {
+  auto t = missing_interpreter();
+  t.objects[0].soname = "app\x7f";
+  t.objects[0].lookup.searched = {"/opt/app/lib", "/etc/ld.so.cache"};
+  t.objects[0].lookup.rejected = {{"/opt/app/lib/libevil.so", "wrong ELF class: ELFCLASS32"}};
+  t.objects[2].missing_versions = {"GLIBC_2.38 (in /lib/x86_64-linux-gnu/libc.so.6)"};
+  t.objects[1].error = "no such file";
+  std::string out;
+  JsonWriter w(out);
+  w.begin_array();
+  ldd_json(w, t);
+  ldd_json(w, t);
+  w.end_array();
+  nlohmann::json objs = nlohmann::json::array();
+  for (const auto& o : t.objects) {
+    nlohmann::json needs = nlohmann::json::array();
+    for (const auto& [name, idx] : o.needs) needs.push_back({{"name", name}, {"object", idx}});
+    nlohmann::json rejected = nlohmann::json::array();
+    for (const auto& r : o.lookup.rejected) rejected.push_back({{"path", r.path}, {"why", r.why}});
+    objs.push_back({{"name", o.name},
+                    {"path", o.found ? nlohmann::json(o.path) : nlohmann::json(nullptr)},
+                    {"soname", o.soname},
+                    {"found", o.found},
+                    {"rule", ld::to_string(o.lookup.rule)},
+                    {"detail", o.lookup.detail},
+                    {"searched", o.lookup.searched},
+                    {"rejected", rejected},
+                    {"parent", o.parent},
+                    {"needs", needs},
+                    {"missing_versions", o.missing_versions},
+                    {"error", o.error}});
+  }
+  const nlohmann::json tree = {{"file", "/opt/app/bin/app"}, {"objects", objs}};
+  EXPECT_EQ(out + "\n", json_text(nlohmann::json::array({tree, tree})));
+  const auto back = nlohmann::json::parse(out);
+  EXPECT_EQ(back[1]["objects"][2]["path"], nullptr);
+  EXPECT_EQ(back[0]["objects"][0]["rejected"][0]["why"], "wrong ELF class: ELFCLASS32");
+  EXPECT_EQ(back[0]["objects"][0]["needs"][0]["object"], 2);
+  EXPECT_EQ(back[0]["objects"][0]["soname"], "app\x7f");
 }
 
 }  // namespace

@@ -100,20 +100,54 @@ TEST(Escape, EnvQuotesForEachShell) {
   EXPECT_NE(file.find("export CUDA_HOME='/opt/x$(touch X)\\'\n"), std::string::npos) << file;
 }
 
-// ldd --json writes its array an item at a time: the bytes of json_text over the whole array,
-// controls and bidirectional overrides escaped the same.
-TEST(Escape, JsonArrayWrittenItemByItemReadsAsTheWholeArray) {
-  const nlohmann::json a = {
-      {"path", "/opt/x\x7f\u202e.so"}, {"needs", {"libc.so.6", "libm.so.6"}}, {"nested", {{"k", 1}}}};
-  const nlohmann::json b = {{"path", "line\nbreak\xc2\x85"}, {"empty", nlohmann::json::array()}};
-  std::string streamed;
-  EXPECT_EQ(close_json_array(streamed), json_text(nlohmann::json::array()));
-  append_json_item(streamed, a);
-  append_json_item(streamed, b);
-  const auto whole = json_text(nlohmann::json::array({a, b}));
-  EXPECT_EQ(close_json_array(streamed), whole);
-  EXPECT_NE(whole.find("\\u007f\\u202e"), std::string::npos) << whole;
-  EXPECT_NE(whole.find("\\u0085"), std::string::npos) << whole;
+// ldd --json is written straight into its text: the bytes json_text prints for the same
+// document, controls, DEL, C1, bidirectional overrides and invalid UTF-8 escaped the same.
+TEST(Escape, JsonWriterPrintsWhatJsonTextPrints) {
+  const std::vector<std::string> hostile = {"/opt/x\x7f\u202e.so", "line\nbreak\xc2\x85", "q\"uo\\te", "\xff\xfe bad",
+                                            "tab\there",           "\u2066iso\u2069",     "",          "plain"};
+  std::string out;
+  JsonWriter w(out);
+  w.begin_array();
+  nlohmann::json doc = nlohmann::json::array();
+  for (const auto& s : hostile) {
+    w.begin_object();
+    w.key("empty_list");
+    w.begin_array();
+    w.end_array();
+    w.key("empty_object");
+    w.begin_object();
+    w.end_object();
+    w.key("n");
+    w.value(-1);
+    w.key("no");
+    w.null();
+    w.key("s");
+    w.strings({s, s});
+    w.key("t");
+    w.begin_object();
+    w.key(s);
+    w.value(s);
+    w.end_object();
+    w.key("yes");
+    w.value(true);
+    w.end_object();
+    doc.push_back({{"empty_list", nlohmann::json::array()},
+                   {"empty_object", nlohmann::json::object()},
+                   {"n", -1},
+                   {"no", nullptr},
+                   {"s", {s, s}},
+                   {"t", {{s, s}}},
+                   {"yes", true}});
+  }
+  w.end_array();
+  EXPECT_EQ(out + "\n", json_text(doc));
+  EXPECT_NE(out.find("\\u007f\\u202e"), std::string::npos) << out;
+  EXPECT_NE(out.find("\\u0085"), std::string::npos) << out;
+  std::string empty;
+  JsonWriter e(empty);
+  e.begin_array();
+  e.end_array();
+  EXPECT_EQ(empty + "\n", json_text(nlohmann::json::array()));
 }
 
 }  // namespace

@@ -40,22 +40,6 @@ std::string json_text(const nlohmann::json& j, int indent) {
   return out;
 }
 
-void append_json_item(std::string& array, const nlohmann::json& item) {
-  array += array.empty() ? "[\n  " : ",\n  ";
-  const auto text = json_text(item);
-  const std::string_view body(text.data(), text.size() - 1);  // its closing newline left to the array
-  for (std::size_t from = 0; from < body.size();) {
-    const auto nl = std::min(body.find('\n', from), body.size());
-    array.append(body, from, nl - from);
-    if (nl < body.size()) array += "\n  ";
-    from = nl + 1;
-  }
-}
-
-std::string close_json_array(std::string array) {
-  return array.empty() ? "[]\n" : std::move(array) + "\n]\n";
-}
-
 nlohmann::json finding_json(const rules::Finding& f) {
   return {{"id", f.id},
           {"layer", std::string(rules::to_string(f.layer))},

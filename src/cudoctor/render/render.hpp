@@ -8,6 +8,7 @@
 #include "cudoctor/ld/model.hpp"
 #include "cudoctor/plan/plan.hpp"
 #include "cudoctor/plan/shell_env.hpp"
+#include "cudoctor/render/json_writer.hpp"
 #include "cudoctor/report/report.hpp"
 
 namespace cudoctor::render {
@@ -41,7 +42,8 @@ std::string plan_json(const plan::Plan& p);
 // `cudoctor ldd`: the tree with the rule that found each library; --why for one library.
 std::string ldd_text(const ld::Tree& t, const Options& o);
 std::string ldd_why(const ld::Tree& t, const std::string& lib);
-nlohmann::json ldd_json(const ld::Tree& t);
+// One tree as a JSON object, written where w is (ldd --json writes an array of them).
+void ldd_json(JsonWriter& w, const ld::Tree& t);
 // `cudoctor archs`; with --cc, also whether the file runs on that compute capability.
 struct RunsOn {
   util::Version cc;
@@ -79,11 +81,6 @@ std::string explain_markdown(const explain::Explanation& ex);
 // the bidirectional overrides written as \u escapes so no raw control reaches a terminal.
 // indent -1: on one line.
 std::string json_text(const nlohmann::json& j, int indent = 2);
-// A JSON array written as its items are made, reading as json_text of the whole array: each
-// item appended ("" is the empty array), then closed. A command over many files (ldd) holds
-// one item's tree at a time, not all of them.
-void append_json_item(std::string& array, const nlohmann::json& item);
-std::string close_json_array(std::string array);
 
 // What --redact hides, gathered by the host probe: user names, home directories, host names.
 struct Secrets {

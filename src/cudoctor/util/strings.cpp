@@ -60,7 +60,9 @@ std::string to_lower(std::string_view s) {
 }
 
 bool contains_icase(std::string_view haystack, std::string_view needle) {
-  return to_lower(haystack).find(to_lower(needle)) != std::string::npos;
+  const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                     [&](char a, char b) { return fold(a) == fold(b); }) != haystack.end();
 }
 
 std::optional<std::uint64_t> parse_uint(std::string_view s, int base) {
