@@ -76,7 +76,7 @@ int run_archs(const Options& all) {
     out += render::archs_text(f, *fb, runs_on);
   }
   if (o.effective_format() == "json") out = render::json_text(files);
-  return emit(finished(o, out), rc);
+  return emit(finished(o, std::move(out)), rc);
 }
 
 }  // namespace cudoctor::cli

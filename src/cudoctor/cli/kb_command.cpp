@@ -51,7 +51,7 @@ int run_kb(const Options& all) {
                visible(query));
     return 1;
   }
-  return emit(finished(o, out), 0);
+  return emit(finished(o, std::move(out)), 0);
 }
 
 }  // namespace cudoctor::cli

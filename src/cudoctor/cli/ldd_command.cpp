@@ -40,7 +40,10 @@ int run_ldd(const Options& all) {
   const auto ropts = render_options(o);
   const bool json = o.effective_format() == "json";
   render::JsonWriter w(out);
-  if (json) w.begin_array();
+  if (json) {
+    out.reserve(l.files.size() << 15);  // ~25 KB a tree of libtorch's: grown once, not copied as it doubles
+    w.begin_array();
+  }
   for (const auto& given : l.files) {
     auto tree = resolver.load(file_argument(*sys, given));
     if (!tree) {
@@ -67,7 +70,7 @@ int run_ldd(const Options& all) {
     fmt::print(stderr, "cudoctor ldd: {} is not among the libraries loaded\n", visible(l.why));
     return 1;
   }
-  return emit(finished(o, out), rc);
+  return emit(finished(o, std::move(out)), rc);
 }
 
 }  // namespace cudoctor::cli

@@ -137,7 +137,8 @@ render::NfdOptions nfd_options(const CommonOptions& o) {
 }
 
 std::string for_terminal(const CommonOptions& o, std::string out) {
-  return o.effective_format() == "text" && !utf8_locale() ? render::ascii_only(out) : out;
+  if (o.effective_format() == "text" && !utf8_locale()) return render::ascii_only(out);
+  return out;  // moved, not copied: an ldd --json of a toolkit is a megabyte
 }
 
 }  // namespace cudoctor::cli

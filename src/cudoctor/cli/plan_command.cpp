@@ -86,7 +86,7 @@ int run_plan(const Options& all) {
   const auto ropts = render_options(o);
   const auto out = o.effective_format() == "json" ? render::plan_json(p) : render::plan_text(p, ropts, po.all);
   const int rc = plan::runs_any(p) ? 0 : 1;
-  return emit(finished(o, out), rc);
+  return emit(finished(o, std::move(out)), rc);
 }
 
 }  // namespace cudoctor::cli

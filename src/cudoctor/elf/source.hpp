@@ -75,7 +75,7 @@ class ReadSource final : public Source {
   std::optional<Bytes> range(std::uint64_t offset, std::uint64_t length) override;
   std::optional<std::string_view> cstr(std::uint64_t offset, std::uint64_t end) override;
 
-  static constexpr std::size_t k_block = 8192;
+  static constexpr std::size_t k_block = 4096;
   static constexpr std::uint64_t k_budget = 64ull << 20;
 
  private:

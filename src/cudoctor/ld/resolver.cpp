@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
 
 #include "cudoctor/ld/dst.hpp"
 #include "cudoctor/sys/paths.hpp"
@@ -219,7 +218,36 @@ std::optional<Resolver::Found> Resolver::from_default_path(const std::string& na
   return std::nullopt;
 }
 
+// What a search's answer depends on, beyond the name and the run's fixed configuration: the
+// requesting file (its DT_RUNPATH, DF_1_NODEFLIB, $ORIGIN), the program's class and machine,
+// and, when the requester has no DT_RUNPATH, the DT_RPATHs from_rpath walks up the chain.
+std::string Resolver::search_key(const std::string& name, const Tree& tree, int requester) const {
+  const auto& main = *tree.objects[0].elf;
+  const auto& loader = tree.objects[static_cast<std::size_t>(requester)];
+  auto key = fmt::format("{}\n{}\n{}:{}", name, loader.path, main.is_64, main.machine);
+  if (loader.elf->runpath) return key;
+  bool did_main = false;
+  for (int i = requester; i >= 0; i = tree.objects[static_cast<std::size_t>(i)].parent) {
+    const auto& o = tree.objects[static_cast<std::size_t>(i)];
+    did_main = did_main || i == 0;
+    if (o.elf && o.elf->rpath && !o.elf->runpath) key += "\n" + o.path + "\n" + *o.elf->rpath;
+  }
+  const auto& m = tree.objects[0];
+  if (!did_main && m.elf->rpath && !m.elf->runpath) key += "\n" + m.path + "\n" + *m.elf->rpath;
+  return key;
+}
+
 Resolver::Searched Resolver::search(const std::string& name, const Tree& tree, int requester) {
+  // A library that many trees load (libtorch_cpu.so under every libtorch) asks for the same
+  // names from the same place in each: the answer, reasons and all, is worked out once.
+  auto key = search_key(name, tree, requester);
+  if (const auto it = m_searches.find(key); it != m_searches.end()) return it->second;
+  auto s = search_uncached(name, tree, requester);
+  m_searches.emplace(std::move(key), s);
+  return s;
+}
+
+Resolver::Searched Resolver::search_uncached(const std::string& name, const Tree& tree, int requester) {
   const auto& main = *tree.objects[0].elf;
   const auto& loader = tree.objects[static_cast<std::size_t>(requester)];
   Searched s;
@@ -268,126 +296,6 @@ Lookup Resolver::locate(const std::string& name, std::string& found, bool is_64,
   auto s = search(name, tree, 0);
   found = std::move(s.path);
   return std::move(s.lookup);
-}
-
-namespace {
-// Adds object idx under the names a later DT_NEEDED may match it by: the name it was asked
-// for, its path and its soname; an earlier object keeps a name it already has.
-void index_object(const Tree& tree, int idx, Resolver::Names& names) {
-  const auto& o = tree.objects[static_cast<std::size_t>(idx)];
-  if (!o.found) return;
-  names.emplace(o.name, idx);
-  names.emplace(o.path, idx);
-  if (!o.soname.empty()) names.emplace(o.soname, idx);
-}
-
-// An object already loaded that satisfies name (by the name it was asked for, its path or
-// its soname), the first such; -1 when none.
-int find_loaded(const Resolver::Names& names, const std::string& name) {
-  const auto it = names.find(name);
-  return it == names.end() ? -1 : it->second;
-}
-
-// Symbol versions: each object's .gnu.version_r against what the providing object defines.
-void check_versions(Tree& tree, const Resolver::Names& names) {
-  for (auto& o : tree.objects) {
-    if (!o.elf) continue;
-    for (const auto& need : o.elf->version_needs) {
-      const int provider = find_loaded(names, need.file);
-      if (provider < 0 || !tree.objects[static_cast<std::size_t>(provider)].elf) continue;
-      const auto& p = tree.objects[static_cast<std::size_t>(provider)];
-      for (const auto& v : need.versions)
-        if (std::find(p.elf->version_defs.begin(), p.elf->version_defs.end(), v) == p.elf->version_defs.end())
-          o.missing_versions.push_back(fmt::format("{} (in {})", v, p.path));
-    }
-  }
-}
-}  // namespace
-
-util::Result<Tree> Resolver::start_tree(const std::string& path) {
-  if (!there(path)) return util::error(path + ": no such file");
-  const auto root = read(path).elf;
-  if (!root) return util::error(read(path).error);
-  if (!root->has_dynamic) return util::error(path + ": not a dynamic executable");
-  Tree tree;
-  Object r;
-  r.name = path;
-  r.path = path;
-  r.soname = root->soname;
-  r.found = true;
-  r.elf = root;
-  r.lookup.rule = Rule::path;
-  tree.objects.push_back(std::move(r));
-  // ld.so itself is always loaded; libc's DT_NEEDED on it resolves to it by soname.
-  const auto interp = root->interpreter.empty() ? m_config.interpreter : root->interpreter;
-  Object in;
-  in.name = interp;
-  in.path = interp;
-  in.parent = 0;
-  in.lookup.rule = Rule::interpreter;
-  in.lookup.detail = root->interpreter.empty() ? "the system's dynamic loader" : "PT_INTERP";
-  const auto& l = read(interp);
-  in.elf = l.elf;
-  in.found = l.elf != nullptr;
-  in.error = l.error;
-  if (l.elf) in.soname = l.elf->soname;
-  tree.objects.push_back(std::move(in));
-  return tree;
-}
-
-int Resolver::add_needed(Tree& tree, int requester, const std::string& name, Names& by_file, Names& names,
-                         std::deque<int>& queue) {
-  if (const int idx = find_loaded(names, name); idx >= 0) return idx;
-  auto s = search(name, tree, requester);
-  const std::string real = s.path.empty() ? "" : canonical(s.path);
-  if (const auto it = by_file.find(real); !s.path.empty() && it != by_file.end())
-    return it->second;  // the same file under another name
-  Object o;
-  o.name = name;
-  o.parent = requester;
-  o.lookup = std::move(s.lookup);
-  if (!s.path.empty()) {
-    o.path = s.path;
-    o.found = true;
-    const auto& l = read(s.path);
-    o.elf = l.elf;
-    o.error = l.error;
-    if (l.elf) o.soname = l.elf->soname;
-  }
-  tree.objects.push_back(std::move(o));
-  const int idx = static_cast<int>(tree.objects.size() - 1);
-  if (!s.path.empty()) {
-    by_file[real] = idx;
-    index_object(tree, idx, names);
-    queue.push_back(idx);
-  }
-  return idx;
-}
-
-util::Result<Tree> Resolver::load(const std::string& path) {
-  auto started = start_tree(path);
-  if (!started) return util::error(started.error());
-  auto tree = std::move(started).value();
-  // Identity of loaded files, as glibc compares st_dev/st_ino: the canonical path.
-  Names by_file;
-  Names names;
-  for (std::size_t i = 0; i < tree.objects.size(); ++i) {
-    by_file[canonical(tree.objects[i].path)] = static_cast<int>(i);
-    index_object(tree, static_cast<int>(i), names);
-  }
-  std::deque<int> queue = {0};
-  while (!queue.empty()) {
-    const auto cur = static_cast<std::size_t>(queue.front());
-    queue.pop_front();
-    if (!tree.objects[cur].elf) continue;
-    const auto needed = tree.objects[cur].elf->needed;
-    for (const auto& name : needed) {
-      const int idx = add_needed(tree, static_cast<int>(cur), name, by_file, names, queue);
-      tree.objects[cur].needs.emplace_back(name, idx);
-    }
-  }
-  check_versions(tree, names);
-  return tree;
 }
 
 }  // namespace cudoctor::ld

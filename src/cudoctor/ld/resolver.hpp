@@ -92,6 +92,8 @@ class Resolver {
   const Loaded& read(const std::string& path);
   std::optional<std::string> unusable(const std::string& path, const elf::ElfFile& main);
   Searched search(const std::string& name, const Tree& tree, int requester);
+  Searched search_uncached(const std::string& name, const Tree& tree, int requester);
+  std::string search_key(const std::string& name, const Tree& tree, int requester) const;
   // The search stages, in ld.so's order; each adds what it looked at to trail.
   std::optional<Found> by_path(const std::string& name, const Object& loader, const elf::ElfFile& main, Lookup& trail);
   std::optional<Found> from_rpath(const std::string& name, const Tree& tree, int requester, Lookup& trail);
@@ -140,6 +142,7 @@ class Resolver {
   std::unordered_map<std::string, Listing> m_listings;
   std::unordered_map<std::string, bool> m_there;
   std::unordered_map<std::string, std::string> m_canonical;
+  std::unordered_map<std::string, Searched> m_searches;  // by search_key
   mutable std::optional<LdSoCache> m_cache;
   mutable std::optional<CacheIndex> m_cache_index;  // of *m_cache
   mutable std::string m_cache_error;

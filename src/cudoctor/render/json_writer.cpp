@@ -69,20 +69,27 @@ void JsonWriter::strings(const std::vector<std::string>& v) {
 }
 
 void JsonWriter::string(std::string_view s) {
-  // Printable ASCII, the paths and names of nearly every tree, is written here; anything else
-  // (controls, DEL, non-ASCII, invalid UTF-8) as json_text writes it, so the escapes are one.
-  bool plain = true;
-  for (const char c : s) plain = plain && c >= 0x20 && c < 0x7F;
-  if (!plain) {
-    const auto text = json_text(nlohmann::json(std::string(s)));
-    m_out.append(text, 0, text.size() - 1);  // without its closing newline
-    return;
-  }
+  // Printable ASCII, the paths and names of nearly every tree, is copied here in runs between
+  // the quotes and backslashes it escapes; anything else (controls, DEL, non-ASCII, invalid
+  // UTF-8) is written as json_text writes it, so the escapes are one.
+  const auto start = m_out.size();
   m_out.push_back('"');
-  for (const char c : s) {
-    if (c == '"' || c == '\\') m_out.push_back('\\');
-    m_out.push_back(c);
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x7F) {
+      m_out.resize(start);
+      const auto text = json_text(nlohmann::json(std::string(s)));
+      m_out.append(text, 0, text.size() - 1);  // without its closing newline
+      return;
+    }
+    if (c == '"' || c == '\\') {
+      m_out.append(s, from, i - from);
+      m_out.push_back('\\');
+      from = i;
+    }
   }
+  m_out.append(s, from, std::string_view::npos);
   m_out.push_back('"');
 }
 
