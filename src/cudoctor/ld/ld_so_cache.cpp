@@ -147,7 +147,7 @@ CacheIndex::CacheIndex(const LdSoCache& cache) {
   for (const auto& e : cache.entries) m_named[e.name].push_back(&e);
 }
 
-const CacheEntry* CacheIndex::best_entry(const std::string& name, bool is_64, std::uint16_t machine,
+const CacheEntry* CacheIndex::best_entry(std::string_view name, bool is_64, std::uint16_t machine,
                                          const std::vector<std::string>& hwcaps_subdirs) const {
   const auto it = m_named.find(name);
   return it == m_named.end() ? nullptr : best_of(it->second, is_64, machine, hwcaps_subdirs);

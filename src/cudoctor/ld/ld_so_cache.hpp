@@ -41,11 +41,12 @@ const CacheEntry* best_entry(const LdSoCache& cache, std::string_view name, bool
 class CacheIndex {
  public:
   explicit CacheIndex(const LdSoCache& cache);
-  const CacheEntry* best_entry(const std::string& name, bool is_64, std::uint16_t machine,
+  const CacheEntry* best_entry(std::string_view name, bool is_64, std::uint16_t machine,
                                const std::vector<std::string>& hwcaps_subdirs) const;
 
  private:
-  std::unordered_map<std::string, std::vector<const CacheEntry*>> m_named;  // in file order
+  // Keys are views of the entries' own names.
+  std::unordered_map<std::string_view, std::vector<const CacheEntry*>> m_named;  // in file order
 };
 
 // glibc's flag values (sysdeps/generic/ldconfig.h).

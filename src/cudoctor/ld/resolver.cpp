@@ -35,7 +35,6 @@ const LdSoCache* Resolver::cache() const {
         m_cache_error = m_config.cache_path + ": " + c.error();
     }
   }
-  if (m_cache && !m_cache_index) m_cache_index.emplace(*m_cache);
   return m_cache ? &*m_cache : nullptr;
 }
 
@@ -196,7 +195,12 @@ std::optional<Resolver::Found> Resolver::from_cache(const std::string& name, con
   if (!c) return std::nullopt;
   // The cache is consulted whether or not it has the name: --why and the not-found line say so.
   trail.searched.push_back(m_config.cache_path);
-  const auto* best = m_cache_index->best_entry(name, main.is_64, main.machine, m_config.hwcaps_subdirs);
+  // A check's few lookups scan the entries; an ldd's hundreds go through an index, built once
+  // they have cost more than building it (a few thousand entries).
+  constexpr int k_index_after = 16;
+  if (!m_cache_index && ++m_cache_lookups > k_index_after) m_cache_index.emplace(*c);
+  const auto* best = m_cache_index ? m_cache_index->best_entry(name, main.is_64, main.machine, m_config.hwcaps_subdirs)
+                                   : best_entry(*c, name, main.is_64, main.machine, m_config.hwcaps_subdirs);
   if (!best) return std::nullopt;
   std::optional<std::string> why;
   if (there(best->path)) {

@@ -144,7 +144,8 @@ class Resolver {
   std::unordered_map<std::string, std::string> m_canonical;
   std::unordered_map<std::string, Searched> m_searches;  // by search_key
   mutable std::optional<LdSoCache> m_cache;
-  mutable std::optional<CacheIndex> m_cache_index;  // of *m_cache
+  std::optional<CacheIndex> m_cache_index;  // of *m_cache, once asked often
+  int m_cache_lookups = 0;
   mutable std::string m_cache_error;
   mutable bool m_cache_read = false;
 };
