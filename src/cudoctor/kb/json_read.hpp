@@ -4,6 +4,8 @@
 // three quarters of the time the knowledge base takes to load. The document is the one
 // nlohmann::json::parse builds (non-negative integers unsigned, negative ones signed, the
 // rest double, a repeated key's last value kept); invalid UTF-8 is an error, as it is there.
+// Unlike there, an exponent past a double's range is an error even when the number is zero
+// ("0e400"), and so is a NUL byte.
 #include <nlohmann/json.hpp>
 #include <string_view>
 
