@@ -23,8 +23,7 @@ Resolver::Listing& Resolver::listing(const std::string& dir) {
 
 const std::vector<std::string>& Resolver::places(const std::string& dir) {
   auto& l = listing(dir);
-  if (l.places_known) return l.places;
-  l.places_known = true;
+  if (l.places) return *l.places;
   std::vector<std::string> subdirs = m_config.hwcaps_subdirs;
   subdirs.insert(subdirs.end(), m_config.legacy_subdirs.begin(), m_config.legacy_subdirs.end());
   std::vector<std::string> out;
@@ -42,7 +41,7 @@ const std::vector<std::string>& Resolver::places(const std::string& dir) {
   out.push_back(dir);
   // l is still the entry: the subdirectories' lookups add to the map, whose elements stay put.
   l.places = std::move(out);
-  return l.places;
+  return *l.places;
 }
 
 bool Resolver::may_exist(const std::string& dir, const std::string& name) {

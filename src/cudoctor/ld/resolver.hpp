@@ -109,14 +109,13 @@ class Resolver {
   // listing.cpp), so that a search asks the listing instead of stat-ing every candidate (one
   // ldd of a CUDA library made thousands of failing stats).
   struct Listing {
-    bool dir = false;                             // it is a directory
-    bool listed = false;                          // names holds its entries
-    bool unlistable = false;                      // it could not be read (execute-only): searched by stat
-    int asked = 0;                                // names looked up so far
-    std::unordered_map<std::string, bool> known;  // each name's answer, once found
-    std::vector<std::string> names;               // sorted
-    bool places_known = false;                    // places has been worked out
-    std::vector<std::string> places;              // see places()
+    bool dir = false;                                // it is a directory
+    bool listed = false;                             // names holds its entries
+    bool unlistable = false;                         // it could not be read (execute-only): searched by stat
+    int asked = 0;                                   // names looked up so far
+    std::unordered_map<std::string, bool> known;     // each name's answer, once found
+    std::vector<std::string> names;                  // sorted
+    std::optional<std::vector<std::string>> places;  // see places(), once worked out
   };
   Listing& listing(const std::string& dir);
   // Where in a directory a search looks, best first: its glibc-hwcaps and legacy hwcap

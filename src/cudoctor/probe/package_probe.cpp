@@ -26,16 +26,8 @@ bool relevant(std::string_view name) {
 
 // dpkg's "want flag status" triple says installed: flag "ok", status "installed".
 bool installed(std::string_view status) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
-  std::string_view words[4];
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < status.size() && n < 4;) {
-    while (i < status.size() && space(status[i])) ++i;
-    const auto from = i;
-    while (i < status.size() && !space(status[i])) ++i;
-    if (i > from) words[n++] = status.substr(from, i - from);
-  }
-  return n == 3 && words[1] == "ok" && words[2] == "installed";
+  const auto words = util::split_ws(status);
+  return words.size() == 3 && words[1] == "ok" && words[2] == "installed";
 }
 
 // The value of a "Field: value" line when the line is that field, else nullopt.
