@@ -293,6 +293,79 @@ TEST(ScenarioLd, WrongClassIsPassedOver) {
   EXPECT_TRUE(contains(o.json["objects"][2]["rejected"][0]["why"], "wrong ELF class: ELFCLASS32"));
 }
 
+// ld.so knows a file by its device and inode: a second name that is a hard link to a library
+// already loaded is that library, not a second object.
+TEST(ScenarioLd, AHardLinkToALoadedLibraryIsTheSameObject) {
+  Build b;
+  b.lib("lib/libh.so", "libh.so", k_fn);
+  b.lib("lib/libg.so", "libg.so", "int g(void) { return 2; }");
+  b.cc("bin/h", "int f(void); int g(void); int main(void) { return f() + g(); }",
+       "-Wl,--no-as-needed -lh -lg -Wl,--enable-new-dtags,-rpath," + b.p("lib"));
+  fs::remove(b.p("lib/libg.so"));
+  fs::create_hard_link(b.p("lib/libh.so"), b.p("lib/libg.so"));
+  const auto o = agree(b.p("bin/h"));
+  EXPECT_EQ(o.paths, (std::map<std::string, std::string>{{"libh.so", b.p("lib/libh.so")},
+                                                         {"libc.so.6", o.paths.at("libc.so.6")}}));
+  // Both names lead to the one object.
+  const auto& root = o.json["objects"][0];
+  ASSERT_EQ(root["needs"].size(), 3u) << root.dump();
+  EXPECT_EQ(root["needs"][0]["name"], "libh.so");
+  EXPECT_EQ(root["needs"][1]["name"], "libg.so");
+  EXPECT_EQ(root["needs"][0]["object"], root["needs"][1]["object"]);
+}
+
+// A dangling link where a search looks is passed over as ld.so's failing open passes over it,
+// whether the directory was listed (many names asked of it) or each name stat-ed (few).
+TEST(ScenarioLd, ADanglingLinkIsPassedOverInListedAndUnlistedDirectories) {
+  for (const int many : {0, 40}) {
+    Build b;
+    std::string needs = "-Wl,--no-as-needed";
+    std::string calls = "int main(void) { return f()";
+    for (int i = 0; i < many; ++i) {
+      const auto n = "n" + std::to_string(i);
+      b.lib("first/lib" + n + ".so", "lib" + n + ".so", "int " + n + "(void) { return 0; }");
+      needs += " -l" + n;
+      calls = "int " + n + "(void); " + calls + " + " + n + "()";
+    }
+    b.lib("second/libd.so", "libd.so", k_fn);
+    b.cc("bin/d", "int f(void); " + calls + "; }",
+         "-L" + b.p("first") + " -L" + b.p("second") + " " + needs + " -ld -Wl,--enable-new-dtags,-rpath," +
+             b.p("first") + ":" + b.p("second"));
+    fs::create_directories(b.p("first"));
+    fs::create_symlink(b.p("gone/libd.so"), b.p("first/libd.so"));
+    const auto o = agree(b.p("bin/d"));
+    EXPECT_EQ(o.paths.at("libd.so"), b.p("second/libd.so")) << many << " other libraries";
+    EXPECT_EQ(o.paths.size(), static_cast<std::size_t>(many) + 2) << o.json.dump();
+    for (const auto& obj : o.json["objects"]) {
+      if (obj["name"] != "libd.so") continue;
+      EXPECT_TRUE(obj["rejected"].empty()) << obj.dump();
+    }
+  }
+}
+
+// Standard output gets an ldd of many files a part at a time; what arrives is exactly what
+// --output, written whole, holds, in text and in JSON.
+TEST(ScenarioLd, OutputWrittenInPartsIsTheWholeOutput) {
+  FixtureRoot r;
+  for (const std::string format : {"json", "text"}) {
+    std::vector<std::string> args = {"ldd", "--format", format};
+    const std::size_t files = format == "json" ? 120 : 2500;  // a tree's text is a line or two
+    for (std::size_t i = 0; i < files; ++i) args.push_back("/bin/sh");
+    const auto streamed = run_cudoctor(args);
+    ASSERT_EQ(streamed.exit_code, 0) << streamed.err;
+    EXPECT_GT(streamed.out.size(), 1u << 17) << format;  // two parts and more
+    const auto file = (r.path() / ("ldd." + format)).string();
+    args.insert(args.end(), {"--output", file});
+    ASSERT_EQ(run_cudoctor(args).exit_code, 0);
+    std::ifstream in(file);
+    const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(streamed.out, whole) << format;
+    if (format == "json") {
+      EXPECT_EQ(nlohmann::json::parse(streamed.out).size(), files);
+    }
+  }
+}
+
 TEST(ScenarioLd, BadInputIsAClearError) {
   FixtureRoot r;
   r.file("/garbage.so", std::string("\x7f"

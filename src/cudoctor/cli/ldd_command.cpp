@@ -40,8 +40,12 @@ int run_ldd(const Options& all) {
   const auto ropts = render_options(o);
   const bool json = o.effective_format() == "json";
   render::JsonWriter w(out);
+  // Written out as it is made, a part at a time, when nothing is to change it at the end.
+  const bool stream = streams(o) && l.why.empty();
+  constexpr std::size_t k_part = 1 << 16;
   if (json) {
-    out.reserve(l.files.size() << 15);  // ~25 KB a tree of libtorch's: grown once, not copied as it doubles
+    // Whole: ~25 KB a tree of libtorch's, grown once, not copied as it doubles.
+    out.reserve(stream ? 2 * k_part : l.files.size() << 15);
     w.begin_array();
   }
   for (const auto& given : l.files) {
@@ -59,6 +63,7 @@ int run_ldd(const Options& all) {
       out += render::ldd_why(*tree, l.why);
     else
       out += render::ldd_text(*tree, ropts);
+    if (stream && out.size() >= k_part) emit_part(out);
   }
   if (!resolver.cache_error().empty() && o.verbose)
     fmt::print(stderr, "cudoctor ldd: {}\n", visible(resolver.cache_error()));

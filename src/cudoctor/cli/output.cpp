@@ -52,6 +52,16 @@ int emit(const std::string& out, int rc) {
   return rc;
 }
 
+bool streams(const CommonOptions& o) {
+  return g_output_file.empty() && !o.redact && !(o.effective_format() == "text" && !utf8_locale());
+}
+
+void emit_part(std::string& out) {
+  // A failure sets stdout's error indicator, which emit's ferror reads.
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  out.clear();
+}
+
 std::string write_file(const std::string& path, const std::string& text) {
   errno = 0;
   FILE* f = std::fopen(path.c_str(), "w");

@@ -16,6 +16,14 @@ namespace cudoctor::cli {
 // collector, NFD) never sees half a file. A write that fails (a full disk, /dev/full) prints
 // "cudoctor: cannot write the report: <reason>" and gives 2; otherwise rc.
 int emit(const std::string& out, int rc);
+// Whether a command's output may go to standard output as it is made (emit_part) instead of
+// whole at the end: no --output file (written whole, then renamed) and nothing for finished()
+// to change (no --redact, no ASCII stand-ins). An ldd --json of a toolkit is a megabyte; held
+// whole, every page of it is a page fault.
+bool streams(const CommonOptions& o);
+// Writes out to standard output now, unflushed, and empties it (keeping its memory); a write
+// error is reported by the emit that ends the output.
+void emit_part(std::string& out);
 // Where emit writes: "" standard output, else this file (main sets it from --output).
 void set_output_file(std::string path);
 // Writes text to path (created or truncated) and closes it; "" when every byte got there,

@@ -57,9 +57,9 @@ bool Resolver::may_exist(const std::string& dir, const std::string& name) {
       l.unlistable = true;  // execute-only: searched by stat
     }
   }
-  // Listed or not, a stat settles it, so a dangling link is passed over as ld.so's failing
-  // open passes over it.
-  const bool is = (!l.listed || std::binary_search(l.names.begin(), l.names.end(), name)) && there(dir + "/" + name);
+  // A listed directory answers by its listing (a dangling link in it is passed over when it
+  // cannot be opened, see search_dirs); an unlisted one by a stat.
+  const bool is = l.listed ? std::binary_search(l.names.begin(), l.names.end(), name) : there(dir + "/" + name);
   l.known.emplace(name, is);
   return is;
 }
@@ -67,6 +67,11 @@ bool Resolver::may_exist(const std::string& dir, const std::string& name) {
 bool Resolver::there(const std::string& path) {
   if (const auto it = m_there.find(path); it != m_there.end()) return it->second;
   return m_there.emplace(path, m_sys.stat(path).type != sys::FileType::missing).first->second;
+}
+
+const std::string& Resolver::identity(const std::string& path) {
+  const auto& l = read(path);
+  return l.identity.empty() ? canonical(path) : l.identity;
 }
 
 const std::string& Resolver::canonical(const std::string& path) {

@@ -45,9 +45,8 @@ void check_versions(Tree& tree, const Resolver::Names& names) {
 }  // namespace
 
 util::Result<Tree> Resolver::start_tree(const std::string& path) {
-  if (!there(path)) return util::error(path + ": no such file");
   const auto root = read(path).elf;
-  if (!root) return util::error(read(path).error);
+  if (!root) return util::error(there(path) ? read(path).error : path + ": no such file");
   if (!root->has_dynamic) return util::error(path + ": not a dynamic executable");
   Tree tree;
   Object r;
@@ -79,7 +78,7 @@ int Resolver::add_needed(Tree& tree, int requester, const std::string& name, Nam
                          std::deque<int>& queue) {
   if (const int idx = find_loaded(names, name); idx >= 0) return idx;
   auto s = search(name, tree, requester);
-  const std::string real = s.path.empty() ? "" : canonical(s.path);
+  const std::string real = s.path.empty() ? "" : identity(s.path);
   if (const auto it = by_file.find(real); !s.path.empty() && it != by_file.end())
     return it->second;  // the same file under another name
   Object o;
@@ -108,11 +107,11 @@ util::Result<Tree> Resolver::load(const std::string& path) {
   auto started = start_tree(path);
   if (!started) return util::error(started.error());
   auto tree = std::move(started).value();
-  // Identity of loaded files, as glibc compares st_dev/st_ino: the canonical path.
+  // Loaded files by identity (st_dev and st_ino, as glibc compares them).
   Names by_file;
   Names names;
   for (std::size_t i = 0; i < tree.objects.size(); ++i) {
-    by_file[canonical(tree.objects[i].path)] = static_cast<int>(i);
+    by_file[identity(tree.objects[i].path)] = static_cast<int>(i);
     index_object(tree, static_cast<int>(i), names);
   }
   std::deque<int> queue = {0};

@@ -57,6 +57,7 @@ const Resolver::Loaded& Resolver::read(const std::string& path) {
       l.elf = std::make_shared<const elf::ElfFile>(std::move(e).value());
     else
       l.error = path + ": " + e.error();
+    l.identity = f.identity();
   }
   return m_files.emplace(path, std::move(l)).first->second;
 }
@@ -120,6 +121,9 @@ std::optional<std::string> Resolver::search_dirs(const std::string& name, const 
       auto candidate = at + "/" + name;
       auto why = unusable(candidate, main);
       if (!why) return candidate;
+      // Listed but not there (a dangling link, or gone since): passed over, as ld.so's failing
+      // open passes over it. The stat is made only now, so a file that opens needs none.
+      if (!there(candidate)) continue;
       trail.rejected.push_back({std::move(candidate), std::move(*why)});
     }
   }
@@ -132,14 +136,13 @@ std::optional<Resolver::Found> Resolver::by_path(const std::string& name, const 
                                                  const elf::ElfFile& main, Lookup& trail) {
   const auto expanded = substitute(name, origin_of(loader.path), m_config.lib, m_config.platform);
   const auto path = from_cwd(expanded, m_config.cwd);
-  std::optional<std::string> why;
-  if (there(path)) {
-    why = unusable(path, main);
-    if (!why)
-      return Found{
-          path, Rule::path,
-          path == expanded ? "named by path" : "named by a relative path, from the current directory " + m_config.cwd};
-  }
+  // Opened first; a stat only when that fails, to tell a missing file from an unusable one.
+  auto why = unusable(path, main);
+  if (!why)
+    return Found{
+        path, Rule::path,
+        path == expanded ? "named by path" : "named by a relative path, from the current directory " + m_config.cwd};
+  if (!there(path)) why.reset();
   if (path != expanded) trail.detail = "a relative path, from the current directory " + m_config.cwd;
   if (why && !why->empty()) trail.rejected.push_back({path, *why});
   return std::nullopt;
@@ -202,15 +205,12 @@ std::optional<Resolver::Found> Resolver::from_cache(const std::string& name, con
   const auto* best = m_cache_index ? m_cache_index->best_entry(name, main.is_64, main.machine, m_config.hwcaps_subdirs)
                                    : best_entry(*c, name, main.is_64, main.machine, m_config.hwcaps_subdirs);
   if (!best) return std::nullopt;
-  std::optional<std::string> why;
-  if (there(best->path)) {
-    why = unusable(best->path, main);
-    if (!why)
-      return Found{best->path, Rule::ld_so_cache,
-                   fmt::format("{} entry {}{}", m_config.cache_path, name,
-                               best->hwcaps_subdir.empty() ? "" : " (glibc-hwcaps " + best->hwcaps_subdir + ")")};
-  }
-  trail.rejected.push_back({best->path, why && !why->empty() ? *why : "listed in the cache but missing"});
+  const auto why = unusable(best->path, main);
+  if (!why)
+    return Found{best->path, Rule::ld_so_cache,
+                 fmt::format("{} entry {}{}", m_config.cache_path, name,
+                             best->hwcaps_subdir.empty() ? "" : " (glibc-hwcaps " + best->hwcaps_subdir + ")")};
+  trail.rejected.push_back({best->path, there(best->path) && !why->empty() ? *why : "listed in the cache but missing"});
   return std::nullopt;
 }
 

@@ -77,6 +77,7 @@ class Resolver {
   struct Loaded {
     std::shared_ptr<const elf::ElfFile> elf;
     std::string error;
+    std::string identity;  // Reader::identity: "dev:ino", "" when the Sys cannot tell
   };
   // A file one search stage settled on, with the rule and its detail.
   struct Found {
@@ -121,12 +122,17 @@ class Resolver {
   // Where in a directory a search looks, best first: its glibc-hwcaps and legacy hwcap
   // subdirectories that exist, then the directory itself; worked out once per directory.
   const std::vector<std::string>& places(const std::string& dir);
-  // Whether dir/name may exist: the listing says no for certain, else a stat decides.
+  // Whether dir/name may exist: a listed directory's entries decide (a dangling link among them
+  // is found out when it fails to open), an unlisted one's a stat.
   bool may_exist(const std::string& dir, const std::string& name);
   // Whether a path is there, and its canonical path (the file's identity): each asked of the
   // system once per path per run (an ldd over 36 libraries asked for libc.so.6 in every tree).
   bool there(const std::string& path);
   const std::string& canonical(const std::string& path);
+  // A file's identity, as ld.so tells whether a file is already loaded: its device and inode
+  // from the descriptor it was read through (no stat or readlink of its own), else its
+  // canonical path.
+  const std::string& identity(const std::string& path);
   // load()'s steps: the root and its interpreter; one DT_NEEDED name of requester, returning
   // the index of the object that satisfies it.
   util::Result<Tree> start_tree(const std::string& path);

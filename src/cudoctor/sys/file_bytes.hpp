@@ -35,8 +35,9 @@ class Fd {
   int m_fd;
 };
 
-// A Reader of fd (owned), n bytes long: pread at offsets. Errors name path.
-std::unique_ptr<const Reader> fd_reader(Fd fd, std::size_t n, std::string_view path);
+// A Reader of fd (owned), n bytes long: pread at offsets. Errors name path; identity is the
+// file's "dev:ino" (Reader::identity).
+std::unique_ptr<const Reader> fd_reader(Fd fd, std::size_t n, std::string_view path, std::string identity);
 
 // Reads fd to its end, at most max_bytes; errors name path.
 util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes);

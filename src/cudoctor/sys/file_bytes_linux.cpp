@@ -51,7 +51,8 @@ class HeapBlob final : public Blob {
 
 class FdReader final : public Reader {
  public:
-  FdReader(Fd fd, std::size_t n, std::string_view path) : m_fd(std::move(fd)), m_n(n), m_path(path) {}
+  FdReader(Fd fd, std::size_t n, std::string_view path, std::string identity)
+      : m_fd(std::move(fd)), m_n(n), m_path(path), m_identity(std::move(identity)) {}
   std::uint64_t size() const override { return m_n; }
   util::Result<std::size_t> read_at(std::uint64_t offset, unsigned char* buf, std::size_t n) const override {
     for (;;) {
@@ -65,18 +66,20 @@ class FdReader final : public Reader {
     }
   }
   bool shrank() const override { return m_shrank; }
+  const std::string& identity() const override { return m_identity; }
 
  private:
   Fd m_fd;
   std::uint64_t m_n;
   std::string m_path;
+  std::string m_identity;
   mutable bool m_shrank = false;
 };
 
 }  // namespace
 
-std::unique_ptr<const Reader> fd_reader(Fd fd, std::size_t n, std::string_view path) {
-  return std::make_unique<FdReader>(std::move(fd), n, path);
+std::unique_ptr<const Reader> fd_reader(Fd fd, std::size_t n, std::string_view path, std::string identity) {
+  return std::make_unique<FdReader>(std::move(fd), n, path, std::move(identity));
 }
 
 util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes) {

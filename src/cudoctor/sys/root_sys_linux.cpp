@@ -132,9 +132,10 @@ class RootSys final : public Sys {
 
   util::Result<std::unique_ptr<const Reader>> open_reader(std::string_view path) const override {
     std::size_t n = 0;
-    auto fd = open_regular(path, n);
+    std::string file_id;
+    auto fd = open_regular(path, n, &file_id);
     if (!fd) return util::error(fd.error());
-    return fd_reader(Fd(*fd), n, path);
+    return fd_reader(Fd(*fd), n, path, std::move(file_id));
   }
 
   util::Result<std::vector<std::string>> list_dir(std::string_view path) const override {
@@ -268,7 +269,7 @@ class RootSys final : public Sys {
   // Opens a regular file for reading and returns its descriptor. The type is checked on an
   // O_PATH descriptor first, so a device node, fifo or socket is never opened (opening some
   // devices does something), then the file is opened and checked to be the same one.
-  util::Result<int> open_regular(std::string_view path, std::size_t& size) const {
+  util::Result<int> open_regular(std::string_view path, std::size_t& size, std::string* file_id = nullptr) const {
     Opened probe = open_in_root(path, O_PATH, true);
     if (probe.fd.get() < 0) return util::error(std::string(path) + ": " + describe_error(path, probe.err));
     struct stat before {};
@@ -289,6 +290,7 @@ class RootSys final : public Sys {
     if (!S_ISREG(st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino)
       return util::error(std::string(path) + ": changed while it was opened");
     size = static_cast<std::size_t>(st.st_size);
+    if (file_id) *file_id = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
     return o.fd.release();
   }
 

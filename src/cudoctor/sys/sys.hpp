@@ -40,6 +40,13 @@ class Reader {
   virtual util::Result<std::size_t> read_at(std::uint64_t offset, unsigned char* buf, std::size_t n) const = 0;
   // True when the file shrank while it was read (see Blob::shrank).
   virtual bool shrank() const { return false; }
+  // The file's identity as the loader compares files (st_dev and st_ino, so a hard link is the
+  // same file): "dev:ino"; "" when this reader cannot tell, and the caller compares canonical
+  // paths instead.
+  virtual const std::string& identity() const {
+    static const std::string none;
+    return none;
+  }
 };
 
 enum class FileType { missing, regular, directory, symlink, char_device, block_device, fifo, socket, other };
