@@ -125,7 +125,7 @@ class Resolver {
   // Whether dir/name may exist: a listed directory's entries decide (a dangling link among them
   // is found out when it fails to open), an unlisted one's a stat.
   bool may_exist(const std::string& dir, const std::string& name);
-  // Whether a path is there, and its canonical path (the file's identity): each asked of the
+  // Whether a path is there, and its canonical path (identity()'s fallback): each asked of the
   // system once per path per run (an ldd over 36 libraries asked for libc.so.6 in every tree).
   bool there(const std::string& path);
   const std::string& canonical(const std::string& path);
