@@ -40,7 +40,8 @@ int run_ldd(const Options& all) {
   const auto ropts = render_options(o);
   const bool json = o.effective_format() == "json";
   render::JsonWriter w(out);
-  // Written out as it is made, a part at a time, when nothing is to change it at the end.
+  // Written out as it is made, a part at a time, when nothing is to change it at the end;
+  // --why's output is held, since none at all means the library was not loaded.
   const bool stream = streams(o) && l.why.empty();
   constexpr std::size_t k_part = 1 << 16;
   if (json) {

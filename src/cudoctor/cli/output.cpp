@@ -52,8 +52,15 @@ int emit(const std::string& out, int rc) {
   return rc;
 }
 
+namespace {
+// for_terminal's question: text for a terminal whose character set is not UTF-8.
+bool wants_ascii(const CommonOptions& o) {
+  return o.effective_format() == "text" && !utf8_locale();
+}
+}  // namespace
+
 bool streams(const CommonOptions& o) {
-  return g_output_file.empty() && !o.redact && !(o.effective_format() == "text" && !utf8_locale());
+  return g_output_file.empty() && !o.redact && !wants_ascii(o);
 }
 
 void emit_part(std::string& out) {
@@ -147,7 +154,7 @@ render::NfdOptions nfd_options(const CommonOptions& o) {
 }
 
 std::string for_terminal(const CommonOptions& o, std::string out) {
-  if (o.effective_format() == "text" && !utf8_locale()) return render::ascii_only(out);
+  if (wants_ascii(o)) return render::ascii_only(out);
   return out;  // moved, not copied: an ldd --json of a toolkit is a megabyte
 }
 

@@ -115,27 +115,21 @@ class RootSys final : public Sys {
   }
 
   util::Result<std::string> read_file(std::string_view path, std::size_t max_bytes) const override {
-    std::size_t size = 0;
-    auto fd = open_regular(path, size);
-    if (!fd) return util::error(fd.error());
-    const Fd owned(*fd);
-    return read_fd(owned.get(), path, max_bytes);
+    auto f = open_regular(path);
+    if (!f) return util::error(f.error());
+    return read_fd(f->fd.get(), path, max_bytes);
   }
 
   util::Result<std::shared_ptr<const Blob>> map_file(std::string_view path) const override {
-    std::size_t n = 0;
-    auto fd = open_regular(path, n);
-    if (!fd) return util::error(fd.error());
-    const Fd owned(*fd);
-    return map_fd(owned.get(), n, path);
+    auto f = open_regular(path);
+    if (!f) return util::error(f.error());
+    return map_fd(f->fd.get(), f->size, path);
   }
 
   util::Result<std::unique_ptr<const Reader>> open_reader(std::string_view path) const override {
-    std::size_t n = 0;
-    std::string file_id;
-    auto fd = open_regular(path, n, &file_id);
-    if (!fd) return util::error(fd.error());
-    return fd_reader(Fd(*fd), n, path, std::move(file_id));
+    auto f = open_regular(path);
+    if (!f) return util::error(f.error());
+    return fd_reader(std::move(f->fd), f->size, path, std::move(f->id));
   }
 
   util::Result<std::vector<std::string>> list_dir(std::string_view path) const override {
@@ -266,10 +260,16 @@ class RootSys final : public Sys {
     return errno_text(err);
   }
 
-  // Opens a regular file for reading and returns its descriptor. The type is checked on an
-  // O_PATH descriptor first, so a device node, fifo or socket is never opened (opening some
-  // devices does something), then the file is opened and checked to be the same one.
-  util::Result<int> open_regular(std::string_view path, std::size_t& size, std::string* file_id = nullptr) const {
+  // A regular file opened for reading: its descriptor, size and "dev:ino" (Reader::identity).
+  struct Regular {
+    Fd fd;
+    std::size_t size = 0;
+    std::string id;
+  };
+  // Opens a regular file for reading. The type is checked on an O_PATH descriptor first, so a
+  // device node, fifo or socket is never opened (opening some devices does something), then
+  // the file is opened and checked to be the same one.
+  util::Result<Regular> open_regular(std::string_view path) const {
     Opened probe = open_in_root(path, O_PATH, true);
     if (probe.fd.get() < 0) return util::error(std::string(path) + ": " + describe_error(path, probe.err));
     struct stat before {};
@@ -289,9 +289,8 @@ class RootSys final : public Sys {
     if (::fstat(o.fd.get(), &st) != 0) return util::error(std::string(path) + ": " + errno_text(errno));
     if (!S_ISREG(st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino)
       return util::error(std::string(path) + ": changed while it was opened");
-    size = static_cast<std::size_t>(st.st_size);
-    if (file_id) *file_id = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
-    return o.fd.release();
+    return Regular{std::move(o.fd), static_cast<std::size_t>(st.st_size),
+                   std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino)};
   }
 
   // The live answer from the directory's memoised one: an lstat of the last component (a
