@@ -9,6 +9,7 @@
 #include "cudoctor/cli/options.hpp"
 #include "cudoctor/cli/output.hpp"
 #include "cudoctor/rules/fixes.hpp"
+#include "cudoctor/util/heap.hpp"
 
 namespace {
 
@@ -28,6 +29,7 @@ int usage(const Usage& u) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cudoctor::util::prefer_huge_heap();
   try {
     CLI::App app{"cudoctor: finds where the NVIDIA GPU -> driver -> CUDA -> framework chain breaks", "cudoctor"};
     app.set_version_flag("--version", [] { return version_line(); });

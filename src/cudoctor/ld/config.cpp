@@ -10,9 +10,14 @@ namespace {
 
 // The newest GLIBC_2.x version libc.so.6 defines: glibc's own version.
 std::string glibc_version(const sys::Sys& sys, const std::string& libc) {
-  const auto blob = sys.map_file(libc);
-  if (!blob) return "";
-  const auto elf = elf::parse_elf((*blob)->data(), (*blob)->size());
+  // Its version definitions are reached through the dynamic segment: a few reads, not the
+  // whole 2 MB file mapped and its section headers parsed.
+  const auto file = sys.open_reader(libc);
+  if (!file) return "";
+  const auto& f = **file;
+  const auto elf = elf::parse_elf(
+      f.size(), [&f](std::uint64_t off, unsigned char* buf, std::size_t n) { return f.read_at(off, buf, n); },
+      elf::Headers::loader);
   if (!elf) return "";
   std::optional<util::Version> best;
   for (const auto& v : elf->version_defs)
