@@ -14,10 +14,7 @@ std::string glibc_version(const sys::Sys& sys, const std::string& libc) {
   // whole 2 MB file mapped and its section headers parsed.
   const auto file = sys.open_reader(libc);
   if (!file) return "";
-  const auto& f = **file;
-  const auto elf = elf::parse_elf(
-      f.size(), [&f](std::uint64_t off, unsigned char* buf, std::size_t n) { return f.read_at(off, buf, n); },
-      elf::Headers::loader);
+  const auto elf = read_loader_headers(**file);
   if (!elf) return "";
   std::optional<util::Version> best;
   for (const auto& v : elf->version_defs)

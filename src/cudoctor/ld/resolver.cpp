@@ -17,6 +17,12 @@ std::string class_name(bool is64) {
 
 }  // namespace
 
+util::Result<elf::ElfFile> read_loader_headers(const sys::Reader& f) {
+  return elf::parse_elf(
+      f.size(), [&f](std::uint64_t off, unsigned char* buf, std::size_t n) { return f.read_at(off, buf, n); },
+      elf::Headers::loader);
+}
+
 Resolver::Resolver(const sys::Sys& sys, Config config) : m_sys(sys), m_config(std::move(config)) {}
 
 const LdSoCache* Resolver::cache() const {
@@ -48,9 +54,7 @@ const Resolver::Loaded& Resolver::read(const std::string& path) {
     l.error = file.error();
   } else {
     const auto& f = **file;
-    auto e = elf::parse_elf(
-        f.size(), [&f](std::uint64_t off, unsigned char* buf, std::size_t n) { return f.read_at(off, buf, n); },
-        elf::Headers::loader);
+    auto e = read_loader_headers(f);
     if (f.shrank())
       l.error = path + ": changed while it was read (the file shrank)";
     else if (e)

@@ -43,6 +43,9 @@ struct Config {
 // process's current directory (/proc/self/cwd).
 Config discover_config(const sys::Sys& sys, const std::string& ld_library_path);
 
+// What ld.so reads of a file (elf::Headers::loader), read at offsets through f.
+util::Result<elf::ElfFile> read_loader_headers(const sys::Reader& f);
+
 class Resolver {
  public:
   Resolver(const sys::Sys& sys, Config config);

@@ -6,9 +6,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
+
+#include "cudoctor/util/strings.hpp"
 
 namespace cudoctor::util {
 
@@ -40,29 +43,12 @@ std::string_view read_buddyinfo(char (&buf)[4096]) {
 
 long free_huge_blocks(std::string_view buddyinfo) {
   long blocks = 0;
-  std::string_view text = buddyinfo;
-  while (!text.empty()) {
-    const auto eol = text.find('\n');
-    const auto line = text.substr(0, eol);
-    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
+  for (const auto line : lines(buddyinfo)) {
     // "Node 0, zone   Normal   2984 … 420 1082": the zone, then the free blocks of orders 0 to 10.
-    const auto zone = line.find(" zone ");
-    if (zone == std::string_view::npos) continue;
-    std::size_t i = zone + 6;
-    while (i < line.size() && line[i] == ' ') ++i;
-    const auto name_end = line.find(' ', i);
-    if (name_end == std::string_view::npos || line.substr(i, name_end - i) == "DMA") continue;
-    long counts[11] = {};
-    int got = 0;
-    for (i = name_end; i < line.size() && got < 11;) {
-      while (i < line.size() && line[i] == ' ') ++i;
-      if (i >= line.size() || line[i] < '0' || line[i] > '9') break;
-      long v = 0;
-      while (i < line.size() && line[i] >= '0' && line[i] <= '9' && v < (1L << 40)) v = v * 10 + (line[i++] - '0');
-      counts[got++] = v;
-      while (i < line.size() && line[i] != ' ') ++i;
-    }
-    if (got == 11) blocks += counts[9] + 2 * counts[10];
+    const auto f = split_ws(line);
+    if (f.size() != 15 || f[2] != "zone" || f[3] == "DMA") continue;
+    const auto order9 = parse_uint(f[13]), order10 = parse_uint(f[14]);
+    if (order9 && order10) blocks += static_cast<long>(std::min<std::uint64_t>(*order9 + 2 * *order10, 1L << 40));
   }
   return blocks;
 }
