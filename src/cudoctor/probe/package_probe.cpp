@@ -30,6 +30,11 @@ bool installed(std::string_view status) {
   return words.size() == 3 && words[1] == "ok" && words[2] == "installed";
 }
 
+// What util::trim takes away, but the line feed a line never holds.
+bool blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
 // The value of a "Field: value" line when the line is that field, else nullopt.
 std::optional<std::string_view> field(std::string_view line, std::string_view name) {
   if (line.size() <= name.size() || !line.starts_with(name) || line[name.size()] != ':') return std::nullopt;
@@ -58,34 +63,42 @@ void read_dpkg(Context& ctx, snapshot::HostFacts& host) {
   }
   std::vector<snapshot::Package> found;
   // Views into the mapped file: a status file of 2,000 stanzas is read without copying one.
+  // Most stanzas are of packages that do not matter here: once the name says so, the rest of
+  // the stanza is passed over line by line without looking at its fields.
   std::string_view name, version, status;
+  bool skipping = false;
   std::size_t stanzas = 0;
   const auto end_stanza = [&] {
     if (!name.empty()) {
       ++stanzas;
-      if (installed(status) && relevant(name)) found.push_back({std::string(name), std::string(version), "dpkg"});
+      if (!skipping && relevant(name) && installed(status))
+        found.push_back({std::string(name), std::string(version), "dpkg"});
     }
     name = version = status = {};
+    skipping = false;
   };
   for (std::size_t pos = 0; pos < text.size() && stanzas < k_max_stanzas;) {
     auto eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
     auto line = text.substr(pos, eol - pos);
     pos = eol + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    // Only the three fields' first letters need a closer look; a blank line ends a stanza, a
-    // line starting with a space or tab continues a field.
-    const char first = line.empty() ? ' ' : line.front();
-    if (first != 'P' && first != 'V' && first != 'S') {
-      if (util::trim(line).empty()) end_stanza();
+    // A line of nothing but blanks ends a stanza; one starting with a space or tab continues a
+    // field; only the three fields' first letters need a closer look.
+    if (line.empty() || blank(line.front())) {
+      if (std::all_of(line.begin(), line.end(), blank)) end_stanza();
       continue;
     }
-    if (const auto v = field(line, "Package"))
+    const char first = line.front();
+    if (skipping || (first != 'P' && first != 'V' && first != 'S')) continue;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (const auto v = field(line, "Package")) {
       name = *v;
-    else if (const auto v2 = field(line, "Version"))
+      skipping = !name.empty() && !relevant(name);
+    } else if (const auto v2 = field(line, "Version")) {
       version = *v2;
-    else if (const auto v3 = field(line, "Status"))
+    } else if (const auto v3 = field(line, "Status")) {
       status = *v3;
+    }
   }
   if (stanzas < k_max_stanzas) end_stanza();
   host.packages.insert(host.packages.end(), found.begin(), found.end());

@@ -257,8 +257,9 @@ void add_path_nvccs(Candidates& cands, snapshot::ToolkitFacts& f) {
       continue;
     }
     // Other wrapper scripts ("exec /usr/local/cuda-13.0/bin/nvcc") are not toolkits.
-    if (const auto blob = ctx.map_optional(nvcc);
-        blob && blob->size() >= 2 && blob->data()[0] == '#' && blob->data()[1] == '!')
+    unsigned char head[2] = {0, 0};
+    if (const auto r = sys.open_reader(nvcc);
+        r && (*r)->read_at(0, head, 2).value_or(0) == 2 && head[0] == '#' && head[1] == '!')
       continue;
     cands.add(sys::dirname(sys::dirname(sys.canonical(nvcc).value_or(nvcc))), how);
   }

@@ -39,8 +39,9 @@ class Fd {
 // file's "dev:ino" (Reader::identity).
 std::unique_ptr<const Reader> fd_reader(Fd fd, std::size_t n, std::string_view path, std::string identity);
 
-// Reads fd to its end, at most max_bytes; errors name path.
-util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes);
+// Reads fd to its end, at most max_bytes; errors name path. size_hint is the size fstat gave
+// (0 for most /proc and /sys files): the bytes are read straight into a string that large.
+util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes, std::size_t size_hint = 0);
 
 // The n bytes of fd mapped read-only; read into memory instead when no guard slot is free
 // (a shrinking file would raise SIGBUS). An empty file is an empty blob. Errors name path.

@@ -82,8 +82,25 @@ std::unique_ptr<const Reader> fd_reader(Fd fd, std::size_t n, std::string_view p
   return std::make_unique<FdReader>(std::move(fd), n, path, std::move(identity));
 }
 
-util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes) {
+util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes, std::size_t size_hint) {
   std::string out;
+  // A regular file of known size is read into place (one read, no copy); the byte past it
+  // is asked for too, so a file that grew since fstat goes on below and is not cut short.
+  if (size_hint > 0 && size_hint <= max_bytes) {
+    out.resize(size_hint + 1);
+    std::size_t have = 0;
+    while (have < out.size()) {
+      const auto n = ::read(fd, out.data() + have, out.size() - have);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return util::error(std::string(path) + ": " + std::strerror(errno));
+      }
+      if (n == 0) break;
+      have += static_cast<std::size_t>(n);
+    }
+    out.resize(have);
+    if (have <= size_hint) return out;
+  }
   char buf[65536];
   for (;;) {
     const auto n = ::read(fd, buf, sizeof buf);

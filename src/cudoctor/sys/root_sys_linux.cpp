@@ -117,7 +117,7 @@ class RootSys final : public Sys {
   util::Result<std::string> read_file(std::string_view path, std::size_t max_bytes) const override {
     auto f = open_regular(path);
     if (!f) return util::error(f.error());
-    return read_fd(f->fd.get(), path, max_bytes);
+    return read_fd(f->fd.get(), path, max_bytes, f->size);
   }
 
   util::Result<std::shared_ptr<const Blob>> map_file(std::string_view path) const override {

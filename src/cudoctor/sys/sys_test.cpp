@@ -81,7 +81,27 @@ TEST_F(RootSysTest, RefusesFifosAndOversizedFiles) {
   ASSERT_FALSE(fifo);
   EXPECT_EQ(fifo.error(), "/fifo: not a regular file");
   EXPECT_FALSE(sys->read_file("/big", 10));
-  EXPECT_TRUE(sys->read_file("/big", 100));
+  EXPECT_FALSE(sys->read_file("/big", 99));
+  ASSERT_TRUE(sys->read_file("/big", 100));
+  EXPECT_EQ(*sys->read_file("/big", 100), std::string(100, 'x'));
+}
+
+// A regular file is read into a string of the size fstat gave; one of several 64 KiB reads'
+// worth comes back whole, byte for byte, and /proc's files (size 0) still read to their end.
+TEST_F(RootSysTest, ReadsFilesOfKnownAndUnknownSizeWhole) {
+  std::string text;
+  for (int i = 0; text.size() < 300000; ++i) text += std::to_string(i) + '\n';
+  std::ofstream(m_dir / "long") << text;
+  const auto sys = make_root_sys(m_dir.string());
+  const auto r = sys->read_file("/long", text.size());
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_EQ(*r, text);
+  EXPECT_FALSE(sys->read_file("/long", text.size() - 1));
+  const auto live = make_root_sys("/");
+  const auto self = live->read_file("/proc/self/status");
+  ASSERT_TRUE(self) << self.error();
+  EXPECT_NE(self->find("\nPid:"), std::string::npos);
+  EXPECT_EQ(self->back(), '\n');
 }
 
 TEST_F(RootSysTest, ALinkThatDanglesInsideTheRootNeverOpensTheHostsFile) {

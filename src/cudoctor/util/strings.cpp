@@ -60,9 +60,17 @@ std::string to_lower(std::string_view s) {
 }
 
 bool contains_icase(std::string_view haystack, std::string_view needle) {
+  if (needle.empty()) return true;
+  if (needle.size() > haystack.size()) return false;
   const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-  return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                     [&](char a, char b) { return fold(a) == fold(b); }) != haystack.end();
+  const char first = fold(needle.front());
+  for (std::size_t i = 0, last = haystack.size() - needle.size(); i <= last; ++i) {
+    if (fold(haystack[i]) != first) continue;
+    std::size_t k = 1;
+    while (k < needle.size() && fold(haystack[i + k]) == fold(needle[k])) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
 }
 
 std::optional<std::uint64_t> parse_uint(std::string_view s, int base) {
