@@ -90,7 +90,7 @@ void read_dpkg(Context& ctx, snapshot::HostFacts& host) {
     }
     const char first = line.front();
     if (skipping || (first != 'P' && first != 'V' && first != 'S')) continue;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.back() == '\r') line.remove_suffix(1);
     if (const auto v = field(line, "Package")) {
       name = *v;
       skipping = !name.empty() && !relevant(name);

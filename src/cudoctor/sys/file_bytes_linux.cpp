@@ -83,36 +83,28 @@ std::unique_ptr<const Reader> fd_reader(Fd fd, std::size_t n, std::string_view p
 }
 
 util::Result<std::string> read_fd(int fd, std::string_view path, std::size_t max_bytes, std::size_t size_hint) {
+  // Read in place into one string: sized from fstat's size when there is one (the byte past
+  // it asked for too, so a file that grew since is not cut short), else grown 64 KiB at a
+  // time; never more than one byte past max_bytes, which is how a larger file is told.
+  const std::size_t limit = max_bytes == SIZE_MAX ? max_bytes : max_bytes + 1;
   std::string out;
-  // A regular file of known size is read into place (one read, no copy); the byte past it
-  // is asked for too, so a file that grew since fstat goes on below and is not cut short.
-  if (size_hint > 0 && size_hint <= max_bytes) {
-    out.resize(size_hint + 1);
-    std::size_t have = 0;
-    while (have < out.size()) {
-      const auto n = ::read(fd, out.data() + have, out.size() - have);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return util::error(std::string(path) + ": " + std::strerror(errno));
-      }
-      if (n == 0) break;
-      have += static_cast<std::size_t>(n);
-    }
-    out.resize(have);
-    if (have <= size_hint) return out;
-  }
-  char buf[65536];
+  out.resize(std::min(limit, size_hint > 0 ? size_hint + 1 : std::size_t{65536}));
+  std::size_t have = 0;
   for (;;) {
-    const auto n = ::read(fd, buf, sizeof buf);
+    if (have == out.size()) {
+      if (have >= limit)
+        return util::error(std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes");
+      out.resize(std::min(limit, have + std::max(have, std::size_t{65536})));
+    }
+    const auto n = ::read(fd, out.data() + have, out.size() - have);
     if (n < 0) {
       if (errno == EINTR) continue;
       return util::error(std::string(path) + ": " + std::strerror(errno));
     }
     if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > max_bytes)
-      return util::error(std::string(path) + ": larger than " + std::to_string(max_bytes) + " bytes");
+    have += static_cast<std::size_t>(n);
   }
+  out.resize(have);
   return out;
 }
 
@@ -124,7 +116,7 @@ util::Result<std::shared_ptr<const Blob>> map_fd(int fd, std::size_t n, std::str
   if (mapped->guarded()) return std::shared_ptr<const Blob>(std::move(mapped));
   // No guard slot free: a shrinking file would raise SIGBUS, so read it instead.
   mapped.reset();
-  auto bytes = read_fd(fd, path, SIZE_MAX);
+  auto bytes = read_fd(fd, path, SIZE_MAX, n);
   if (!bytes) return util::error(bytes.error());
   return std::shared_ptr<const Blob>(std::make_shared<HeapBlob>(std::move(bytes).value()));
 }
