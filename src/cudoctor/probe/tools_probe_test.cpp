@@ -1,7 +1,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "cudoctor/probe/probes.hpp"
+#include "cudoctor/sys/root_sys.hpp"
 #include "fake_sys.hpp"
 
 namespace cudoctor::probe {
@@ -44,6 +48,52 @@ TEST(ToolsProbe, PathIsReadUpToItsBound) {
   const auto t = tools_of(s);
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t[0], (snapshot::Tool{"rpm", "/p63/rpm"})) << "the 64th entry is read, the 65th is not";
+}
+
+TEST(ToolsProbe, ADirectoryThatCannotBeListedIsAskedNameByName) {
+  sys::FakeSys s;
+  s.set_env("PATH", "/opt/x:/usr/bin");
+  s.file("/opt/x/uv", "#!/bin/sh\n", 0755).file("/usr/bin/uv", "#!/bin/sh\n", 0755);
+  s.fail("/opt/x", "Permission denied");  // searchable, not readable: execvp still runs /opt/x/uv
+  const auto t = tools_of(s);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0], (snapshot::Tool{"uv", "/opt/x/uv"}));
+}
+
+TEST(ToolsProbe, AMergedUsrKeepsThePathsSpellingAndAMissingDirectoryHasNothing) {
+  sys::FakeSys s;
+  s.set_env("PATH", "/nowhere:/bin:/usr/bin");
+  s.link("/bin", "usr/bin").file("/usr/bin/dpkg", "", 0755).file("/usr/sbin/dkms", "", 0755);
+  const auto t = tools_of(s);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0], (snapshot::Tool{"dpkg", "/bin/dpkg"})) << "PATH's first spelling of the directory";
+  EXPECT_EQ(t[1], (snapshot::Tool{"dkms", "/usr/sbin/dkms"})) << "the fallback directories after PATH";
+}
+
+// Against bash on this machine: each tool found is where `type -P` finds it on the same
+// directories, and the ones every Debian has (dpkg, apt, libc-bin) are found.
+TEST(ToolsProbe, FindsWhatBashFindsOnThisMachine) {
+  const auto sys = sys::make_root_sys("/");
+  Context ctx(*sys, {});
+  const auto tools = probe_tools(ctx);
+  const std::string path = sys->env("PATH").value_or("") + ":/usr/local/sbin:/usr/sbin:/sbin:/usr/bin:/bin";
+  const auto bash_finds = [&](const std::string& name) {
+    const auto cmd = "PATH='" + path + "' /bin/bash -c 'type -P " + name + "'";
+    std::string out;
+    if (FILE* f = ::popen(cmd.c_str(), "r")) {
+      char buf[4096];
+      while (const auto n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
+      ::pclose(f);
+    }
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+  };
+  for (const auto& t : tools) EXPECT_EQ(t.path, bash_finds(t.name)) << t.name;
+  for (const char* name : {"dpkg", "apt-get", "ldconfig"}) {
+    const auto it = std::find_if(tools.begin(), tools.end(), [&](const auto& t) { return t.name == name; });
+    ASSERT_NE(it, tools.end()) << name;
+    EXPECT_FALSE(bash_finds(name).empty()) << name;
+  }
 }
 
 }  // namespace cudoctor::probe
