@@ -60,6 +60,16 @@ std::shared_ptr<const sys::Blob> Context::map_optional(const std::string& path) 
   return std::move(r).value();
 }
 
+std::unique_ptr<const sys::Reader> Context::open_optional(const std::string& path) {
+  if (absent(m_sys, path)) return nullptr;
+  auto r = m_sys.open_reader(path);
+  if (!r) {
+    unreadable(path, reason_of(path, r.error()));
+    return nullptr;
+  }
+  return std::move(r).value();
+}
+
 const RunTimeOpens& Context::run_time_opens() const {
   static const RunTimeOpens none;
   return m_options.run_time_opens.valid() ? m_options.run_time_opens.get() : none;
@@ -74,6 +84,12 @@ ld::Resolver& Context::resolver() {
 
 std::optional<std::string> Context::read_quiet(const std::string& path, std::size_t max_bytes) {
   auto r = m_sys.read_file(path, max_bytes);
+  if (!r) return std::nullopt;
+  return std::move(r).value();
+}
+
+std::optional<std::vector<std::string>> Context::list_quiet(const std::string& path) {
+  auto r = m_sys.list_dir(path);
   if (!r) return std::nullopt;
   return std::move(r).value();
 }

@@ -58,9 +58,13 @@ class Context {
   std::optional<std::string> read_optional(const std::string& path, std::size_t max_bytes = 1 << 20);
   std::optional<std::vector<std::string>> list_optional(const std::string& path);
   std::shared_ptr<const sys::Blob> map_optional(const std::string& path);
+  std::unique_ptr<const sys::Reader> open_optional(const std::string& path);
   // Reads a file whose unreadability says nothing about the machine (another user's first
   // process): nullopt on any failure, nothing recorded.
   std::optional<std::string> read_quiet(const std::string& path, std::size_t max_bytes = 1 << 20);
+  // Lists a directory whose unlistability says nothing about the machine (a PATH directory,
+  // searchable without read permission, is then asked name by name): nullopt, nothing recorded.
+  std::optional<std::vector<std::string>> list_quiet(const std::string& path);
 
   // The run-time model of Options, waited for if it is still being computed.
   const RunTimeOpens& run_time_opens() const;

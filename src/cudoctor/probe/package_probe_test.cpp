@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <set>
+#include <tuple>
+
 #include "cudoctor/probe/probes.hpp"
+#include "cudoctor/sys/root_sys.hpp"
+#include "cudoctor/util/strings.hpp"
 #include "fake_sys.hpp"
 
 namespace cudoctor::probe {
@@ -68,6 +74,69 @@ TEST(PackageProbe, AnUnreadableDatabaseIsUnknownNotEmpty) {
   probe_packages(ctx2, h2);
   EXPECT_TRUE(h2.packages_known.empty());
   EXPECT_TRUE(ctx2.take_unreadable().empty());
+}
+
+// The status file is read 64 KiB at a time: a field, a value and a stanza's blank separator
+// cut by the chunk boundary are read whole, and a last line without its line feed counts.
+TEST(PackageProbe, StanzasCutByTheReadBufferAreReadWhole) {
+  std::string text;
+  const auto pad_to = [&](std::size_t offset) {  // a stanza of no interest, ending exactly there
+    const auto need = offset - text.size();
+    ASSERT_GE(need, 28u);
+    text += "Package: pad\nDescription: " + std::string(need - 28, 'y') + "\n\n";
+    ASSERT_EQ(text.size(), offset);
+  };
+  constexpr std::size_t k = 65536;
+  pad_to(k - 5);  // "Packa|ge: cuda-12-4"
+  text += "Package: cuda-12-4\nStatus: install ok installed\nVersion: 12.4.1-1\n\n";
+  const std::string cudnn = "Package: libcudnn9\nStatus: install ok installed\nVersion: 9.1.";
+  pad_to(2 * k - cudnn.size());  // "9.1.|0.70-1"
+  text += cudnn + "0.70-1\n\n";
+  const std::string a = "Package: nvidia-a\nStatus: install ok installed\nVersion: 1\n";
+  pad_to(3 * k - a.size());  // the blank line that ends nvidia-a is the next chunk's first byte
+  text += a + "\nPackage: nvidia-b\nStatus: install ok not-installed\nVersion: 2\n\n";
+  text += "Package: nvidia-c\nStatus: install ok installed\nVersion: 3";
+  sys::FakeSys s;
+  s.file("/var/lib/dpkg/status", text);
+  Context ctx(s, {});
+  snapshot::HostFacts h;
+  probe_packages(ctx, h);
+  EXPECT_EQ(h.packages, (std::vector<snapshot::Package>{{"cuda-12-4", "12.4.1-1", "dpkg"},
+                                                        {"libcudnn9", "9.1.0.70-1", "dpkg"},
+                                                        {"nvidia-a", "1", "dpkg"},
+                                                        {"nvidia-c", "3", "dpkg"}}));
+  EXPECT_EQ(h.packages_known, (std::vector<std::string>{"dpkg"}));
+  EXPECT_TRUE(ctx.take_unreadable().empty());
+}
+
+// This machine's real status file against dpkg-query: the packages found are the installed ones
+// whose names concern CUDA, each with dpkg's version.
+TEST(PackageProbe, ThisMachinesPackagesAreTheOnesDpkgQueryLists) {
+  FILE* f = ::popen("dpkg-query -W -f='${Status}\\t${Package}\\t${Version}\\n' 2>/dev/null", "r");
+  ASSERT_NE(f, nullptr);
+  std::string out;
+  char buf[65536];
+  while (const auto n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
+  if (::pclose(f) != 0 || out.empty()) GTEST_SKIP() << "no dpkg-query here";
+  std::set<std::tuple<std::string, std::string>> expected;
+  for (const auto line : util::split(out, '\n')) {
+    const auto cols = util::split(line, '\t');
+    if (cols.size() != 3 || !cols[0].ends_with(" ok installed")) continue;
+    for (const char* w : {"nvidia", "cuda", "cudnn", "nccl", "nouveau", "tensorrt", "python3-torch"})
+      if (util::contains_icase(cols[1], w)) {
+        expected.emplace(std::string(cols[1]), std::string(cols[2]));
+        break;
+      }
+  }
+  const auto sys = sys::make_root_sys("/");
+  Context ctx(*sys, {});
+  snapshot::HostFacts h;
+  probe_packages(ctx, h);
+  std::set<std::tuple<std::string, std::string>> got;
+  for (const auto& p : h.packages)
+    if (p.manager == "dpkg") got.emplace(p.name, p.version);
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(std::count(h.packages_known.begin(), h.packages_known.end(), "dpkg"), 1);
 }
 
 }  // namespace cudoctor::probe

@@ -1,5 +1,6 @@
 // Every file and directory a probe reads goes through Context (read_optional, list_optional,
-// map_optional), which records what exists but cannot be read. This test greps the probe
+// map_optional, open_optional), which records what exists but cannot be read, or through its
+// read_quiet and list_quiet where unreadability says nothing. This test greps the probe
 // sources for the Sys calls that would bypass it.
 #include <gtest/gtest.h>
 

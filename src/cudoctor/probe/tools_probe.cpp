@@ -80,13 +80,13 @@ struct DirNames {
   }
 };
 
-DirNames names_of(const sys::Sys& sys, const std::string& dir) {
+DirNames names_of(Context& ctx, const std::string& dir) {
   DirNames out;
-  const auto st = sys.stat(dir);
+  const auto st = ctx.sys().stat(dir);
   if (st.type == sys::FileType::missing ? st.error.empty() : st.type != sys::FileType::directory) {
     out.none = true;
   } else if (st.type == sys::FileType::directory && st.size <= k_max_listed_dir_bytes) {
-    if (auto r = sys.list_dir(dir)) out.listed = std::move(r).value();
+    out.listed = ctx.list_quiet(dir);
   }
   return out;
 }
@@ -110,7 +110,7 @@ std::vector<snapshot::Tool> probe_tools(Context& ctx) {
   }
   for (const char* d : k_fallback_dirs) add_dir(d);
   std::vector<DirNames> names;
-  for (const auto& d : dirs) names.push_back(names_of(sys, d));
+  for (const auto& d : dirs) names.push_back(names_of(ctx, d));
   std::vector<snapshot::Tool> tools;
   for (const char* name : k_tools)
     for (std::size_t i = 0; i < dirs.size(); ++i)
