@@ -24,6 +24,10 @@ void Context::unreadable(std::string path, std::string reason) {
   m_unreadable.push_back({std::move(path), std::move(reason)});
 }
 
+void Context::unreadable_error(const std::string& path, const std::string& error) {
+  unreadable(path, reason_of(path, error));
+}
+
 bool Context::is_unreadable(const std::string& path) const {
   return std::any_of(m_unreadable.begin(), m_unreadable.end(), [&](const auto& u) { return u.path == path; });
 }
@@ -32,7 +36,7 @@ std::optional<std::string> Context::read_optional(const std::string& path, std::
   if (absent(m_sys, path)) return std::nullopt;
   auto r = m_sys.read_file(path, max_bytes);
   if (!r) {
-    unreadable(path, reason_of(path, r.error()));
+    unreadable_error(path, r.error());
     return std::nullopt;
   }
   return std::move(r).value();
@@ -45,7 +49,7 @@ std::optional<std::vector<std::string>> Context::list_optional(const std::string
     if (auto r = m_sys.list_dir(path))
       names = std::move(r).value();
     else
-      unreadable(path, reason_of(path, r.error()));
+      unreadable_error(path, r.error());
   }
   return m_listings.emplace(path, std::move(names)).first->second;
 }
@@ -64,7 +68,7 @@ std::unique_ptr<const sys::Reader> Context::open_optional(const std::string& pat
   if (absent(m_sys, path)) return nullptr;
   auto r = m_sys.open_reader(path);
   if (!r) {
-    unreadable(path, reason_of(path, r.error()));
+    unreadable_error(path, r.error());
     return nullptr;
   }
   return std::move(r).value();

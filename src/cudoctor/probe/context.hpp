@@ -50,6 +50,8 @@ class Context {
   // Records a fact source that exists but gave nothing usable; a path already recorded
   // keeps its first reason.
   void unreadable(std::string path, std::string reason);
+  // The same from a Sys error, which reads "<path>: <reason>": the reason alone is kept.
+  void unreadable_error(const std::string& path, const std::string& error);
 
   // The probes read files and directories only through these, so that a source that exists
   // but cannot be read is recorded, never taken for an absent one. Each returns nullopt

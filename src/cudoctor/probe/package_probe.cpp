@@ -41,42 +41,36 @@ std::optional<std::string_view> field(std::string_view line, std::string_view na
   return util::trim(line.substr(name.size() + 1));
 }
 
-// Each line of a reader's first size() bytes, without its line feed, read through one reused
-// buffer: a 1 MB status file is 16 reads into pages already there, where a mapping faulted in
-// each of its 240 pages. on_line returns false to stop. False when a read failed (error says
-// why); a file that shrank ends early, which the reader's shrank() tells.
+// Each line of a reader's first size() bytes, without its line feed, read 64 KiB at a time
+// onto the end of one buffer that keeps only a line the last read cut: a 1 MB status file is
+// 16 reads into pages already there, where a mapping faulted in each of its 240 pages.
+// on_line returns false to stop. False when a read failed (error says why); a file that
+// shrank ends early, which the reader's shrank() tells.
 template <class OnLine>
 bool each_line(const sys::Reader& file, std::string& error, OnLine&& on_line) {
   constexpr std::size_t k_chunk = std::size_t{64} << 10;
-  std::string buf(k_chunk, '\0');
-  std::string carry;  // a line the last chunk cut, joined with the next one's start
+  std::string buf;
   for (std::uint64_t off = 0; off < file.size();) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(k_chunk, file.size() - off));
-    const auto got = file.read_at(off, reinterpret_cast<unsigned char*>(buf.data()), want);
+    const auto kept = buf.size();
+    buf.resize(kept + want);
+    const auto got = file.read_at(off, reinterpret_cast<unsigned char*>(buf.data() + kept), want);
     if (!got) {
       error = got.error();
       return false;
     }
-    if (*got == 0) break;
+    buf.resize(kept + *got);
     off += *got;
-    const std::string_view chunk(buf.data(), *got);
+    const std::string_view text(buf);
     std::size_t pos = 0;
-    if (!carry.empty()) {
-      const auto eol = chunk.find('\n');
-      carry.append(chunk.substr(0, eol));
-      if (eol == std::string_view::npos) continue;
-      if (!on_line(std::string_view(carry))) return true;
-      carry.clear();
+    for (auto eol = text.find('\n', kept); eol != std::string_view::npos; eol = text.find('\n', pos)) {
+      if (!on_line(text.substr(pos, eol - pos))) return true;
       pos = eol + 1;
     }
-    for (auto eol = chunk.find('\n', pos); eol != std::string_view::npos; eol = chunk.find('\n', pos)) {
-      if (!on_line(chunk.substr(pos, eol - pos))) return true;
-      pos = eol + 1;
-    }
-    carry.assign(chunk.substr(pos));
+    buf.erase(0, pos);
     if (*got < want) break;
   }
-  if (!carry.empty()) on_line(std::string_view(carry));
+  if (!buf.empty()) on_line(std::string_view(buf));
   return true;
 }
 
@@ -130,7 +124,7 @@ void read_dpkg(Context& ctx, snapshot::HostFacts& host) {
     return true;
   });
   if (!read) {
-    ctx.unreadable(path, error.starts_with(path + ": ") ? error.substr(path.size() + 2) : error);
+    ctx.unreadable_error(path, error);
     return;
   }
   if (stanzas < k_max_stanzas) end_stanza();

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -8,6 +8,7 @@
 #include "cudoctor/sys/root_sys.hpp"
 #include "cudoctor/util/strings.hpp"
 #include "fake_sys.hpp"
+#include "run_cli.hpp"
 
 namespace cudoctor::probe {
 
@@ -112,12 +113,8 @@ TEST(PackageProbe, StanzasCutByTheReadBufferAreReadWhole) {
 // This machine's real status file against dpkg-query: the packages found are the installed ones
 // whose names concern CUDA, each with dpkg's version.
 TEST(PackageProbe, ThisMachinesPackagesAreTheOnesDpkgQueryLists) {
-  FILE* f = ::popen("dpkg-query -W -f='${Status}\\t${Package}\\t${Version}\\n' 2>/dev/null", "r");
-  ASSERT_NE(f, nullptr);
-  std::string out;
-  char buf[65536];
-  while (const auto n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
-  if (::pclose(f) != 0 || out.empty()) GTEST_SKIP() << "no dpkg-query here";
+  const auto out = testing::shell_output("dpkg-query -W -f='${Status}\\t${Package}\\t${Version}\\n' 2>/dev/null");
+  if (out.empty()) GTEST_SKIP() << "no dpkg-query here";
   std::set<std::tuple<std::string, std::string>> expected;
   for (const auto line : util::split(out, '\n')) {
     const auto cols = util::split(line, '\t');

@@ -68,27 +68,23 @@ bool executable(const sys::Sys& sys, const std::string& path) {
 // 0.4 ms to list) has each name stat'ed, which costs less than its listing.
 constexpr std::uint64_t k_max_listed_dir_bytes = 8192;
 
-// What a PATH directory can hold: nothing (not there, or not a directory), the names of its
-// listing, or, with no listing (a large directory, or one that cannot be listed: execute
-// permission without read is enough for execvp), anything, each name stat'ed. A stat per
-// name per directory made ~430 failing calls on this machine's 13-entry PATH.
-struct DirNames {
-  bool none = false;
-  std::optional<std::vector<std::string>> listed;
-  bool may_hold(std::string_view name) const {
-    return !none && (!listed || std::binary_search(listed->begin(), listed->end(), name));
-  }
-};
+// The names a PATH directory holds, sorted: none when it is not there or not a directory;
+// nullopt when it is not listed (a large directory, or one that cannot be listed: execute
+// permission without read is enough for execvp), where any name may be there and each is
+// stat'ed. A stat per name per directory made ~430 failing calls on this machine's 13-entry
+// PATH.
+using DirNames = std::optional<std::vector<std::string>>;
 
 DirNames names_of(Context& ctx, const std::string& dir) {
-  DirNames out;
   const auto st = ctx.sys().stat(dir);
-  if (st.type == sys::FileType::missing ? st.error.empty() : st.type != sys::FileType::directory) {
-    out.none = true;
-  } else if (st.type == sys::FileType::directory && st.size <= k_max_listed_dir_bytes) {
-    out.listed = ctx.list_quiet(dir);
-  }
-  return out;
+  if (st.type == sys::FileType::missing ? st.error.empty() : st.type != sys::FileType::directory)
+    return std::vector<std::string>{};
+  if (st.type == sys::FileType::directory && st.size <= k_max_listed_dir_bytes) return ctx.list_quiet(dir);
+  return std::nullopt;
+}
+
+bool may_hold(const DirNames& names, std::string_view name) {
+  return !names || std::binary_search(names->begin(), names->end(), name);
 }
 
 }  // namespace
@@ -114,7 +110,7 @@ std::vector<snapshot::Tool> probe_tools(Context& ctx) {
   std::vector<snapshot::Tool> tools;
   for (const char* name : k_tools)
     for (std::size_t i = 0; i < dirs.size(); ++i)
-      if (auto p = (dirs[i] == "/" ? "" : dirs[i]) + "/" + name; names[i].may_hold(name) && executable(sys, p)) {
+      if (auto p = (dirs[i] == "/" ? "" : dirs[i]) + "/" + name; may_hold(names[i], name) && executable(sys, p)) {
         tools.push_back({name, std::move(p)});
         break;
       }
